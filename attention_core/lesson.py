@@ -1,0 +1,141 @@
+"""What each screen computes, as plain functions of plain values (so callers can cache them).
+
+Every function builds its inputs and seeded modules itself, runs on the requested device with a
+fallback to the CPU, and returns CPU tensors plus where they were computed.
+"""
+from dataclasses import dataclass, field
+
+import torch
+
+from attention_core import stages
+from attention_core.device import run_with_fallback
+from attention_core.inputs import (BOOK_INPUTS, BOOK_TOKENS, MAX_SENTENCE_TOKENS, embed_tokens,
+                                   random_inputs, random_token_names, tokenize)
+from attention_core.modules import (MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
+                                    SelfAttention_v2, count_parameters)
+from attention_core.seeding import build_seeded
+
+
+@dataclass
+class Inputs:
+    x: torch.Tensor  # (T, d_in)
+    tokens: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def make_inputs(kind: str, text: str, positions: bool, num_tokens: int, d_in: int, seed: int) -> Inputs:
+    """The input embeddings for the chosen source: the book's, a typed sentence, or random."""
+    if kind == "random":
+        return Inputs(random_inputs(num_tokens, d_in, seed), random_token_names(num_tokens))
+    if kind == "sentence":
+        tokens = tokenize(text or "")
+        notes = []
+        if not tokens:
+            notes.append("The sentence has no words to attend to, so the book's sentence is shown instead.")
+            tokens = list(BOOK_TOKENS)
+        if len(tokens) > MAX_SENTENCE_TOKENS:
+            notes.append(f"The sentence has {len(tokens)} tokens; only the first {MAX_SENTENCE_TOKENS} are used.")
+            tokens = tokens[:MAX_SENTENCE_TOKENS]
+        return Inputs(embed_tokens(tokens, d_in, seed, positions), tokens, notes)
+    return Inputs(BOOK_INPUTS.clone(), list(BOOK_TOKENS))
+
+
+def _to_cpu(record):
+    if isinstance(record, torch.Tensor):
+        return record.detach().cpu()
+    if isinstance(record, dict):
+        return {k: _to_cpu(v) for k, v in record.items()}
+    if isinstance(record, list):
+        return [_to_cpu(v) for v in record]
+    return record
+
+
+def _trace_on(module, x, device):
+    """Run module.trace(x) on `device` (falling back to the CPU) in eval-free inference mode."""
+    def compute(dev):
+        with torch.no_grad():
+            return _to_cpu(module.to(dev).trace(x.to(dev)))
+    return run_with_fallback(compute, device)
+
+
+def projection_trace(x: torch.Tensor, which: str, d_out: int, seed: int, device: str):
+    """Scores, weights and context vectors for one head without a mask (sections 3.3-3.4).
+
+    which: "none" for the simplified x.x attention (no weights, no scaling, as in 3.3),
+    "v1" for SelfAttention_v1 (torch.rand weights), "v2" for SelfAttention_v2 (nn.Linear).
+    Returns (record, device_used, note).
+    """
+    if which == "none":
+        def compute(dev):
+            xd = x.to(dev)
+            scores = stages.attn_scores(xd, xd)  # (T, T)
+            weights = stages.softmax(scores)
+            record = dict(queries=xd, keys=xd, values=xd, attn_scores=scores, scaled_scores=scores,
+                          attn_weights=weights, context_vec=stages.context_vectors(weights, xd))
+            return _to_cpu(record)
+        return run_with_fallback(compute, device)
+    factory = SelfAttention_v1 if which == "v1" else SelfAttention_v2
+    module = build_seeded(factory, seed, x.shape[-1], d_out)
+    record, used, note = _trace_on(module, x, device)
+    record["W_query"], record["W_key"] = _weights(module)
+    return record, used, note
+
+
+def _weights(module):
+    """W_query and W_key as (d_in, d_out) matrices, whichever class holds them."""
+    if isinstance(module.W_query, torch.nn.Linear):
+        return module.W_query.weight.detach().T.cpu(), module.W_key.weight.detach().T.cpu()
+    return module.W_query.detach().cpu(), module.W_key.detach().cpu()
+
+
+def heads_trace(x: torch.Tensor, d_out: int, num_heads: int, seed: int, context_length: int, device: str):
+    """MultiHeadAttentionWrapper and MultiHeadAttention on the same batch of one (section 3.6).
+
+    Both are built with `torch.manual_seed(seed)` as in the book. Returns a dict with both
+    traces, their parameter counts, and (device_used, note).
+    """
+    d_in = x.shape[-1]
+    context_length = max(context_length, x.shape[0])
+    batch = x.unsqueeze(0)  # (1, T, d_in)
+    wrapper = build_seeded(MultiHeadAttentionWrapper, seed, d_in, d_out, context_length, 0.0, num_heads)
+    mha = build_seeded(MultiHeadAttention, seed, d_in, d_out, context_length, 0.0, num_heads)
+    wrapper_record, used, note = _trace_on(wrapper, batch, device)
+    mha_record, used, note2 = _trace_on(mha, batch, used)
+    return {
+        "wrapper": wrapper_record, "mha": mha_record,
+        "wrapper_params": count_parameters(wrapper), "mha_params": count_parameters(mha),
+        "out_proj_params": count_parameters(mha.out_proj),
+        "device": used, "note": note or note2,
+    }
+
+
+def mha_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
+    """Parameters of MultiHeadAttention without building it: 3 projections plus out_proj."""
+    qkv = 3 * (d_in * d_out + (d_out if qkv_bias else 0))
+    return qkv + d_out * d_out + d_out
+
+
+def wrapper_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
+    """Parameters of MultiHeadAttentionWrapper: num_heads heads of 3 (d_in x d_out) projections."""
+    return num_heads * 3 * (d_in * d_out + (d_out if qkv_bias else 0))
+
+
+def softmax_sharpness(d_k_values, num_tokens: int, seed: int, scaled: bool, samples: int = 256):
+    """How peaked softmax gets as d_k grows, for random q, k with unit-variance entries.
+
+    For each d_k, `samples` queries each score num_tokens keys; returns the mean largest weight
+    and the mean entropy (nats) per d_k. Unscaled scores spread like sqrt(d_k), so softmax
+    approaches a one-hot (largest -> 1, entropy -> 0); scaled ones keep the spread near 1.
+    """
+    largest, entropies = [], []
+    for d_k in d_k_values:
+        generator = torch.Generator().manual_seed(seed * 100_003 + d_k)
+        q = torch.randn(samples, 1, d_k, generator=generator)  # (S, 1, d_k)
+        k = torch.randn(samples, num_tokens, d_k, generator=generator)  # (S, T, d_k)
+        scores = stages.attn_scores(q, k).squeeze(1)  # (S, T)
+        if scaled:
+            scores = stages.scale_scores(scores, d_k)
+        weights = stages.softmax(scores)
+        largest.append(float(weights.max(dim=-1).values.mean()))
+        entropies.append(float(stages.entropy(weights).mean()))
+    return largest, entropies

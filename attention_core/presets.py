@@ -1,0 +1,100 @@
+"""Every control's name, default, range, and the named presets; validation of URL values.
+
+Plain Python so that tests and notebooks can check a URL without Streamlit.
+"""
+import math
+from dataclasses import dataclass
+
+from attention_core.inputs import BOOK_SENTENCE, MAX_D_IN, MAX_TEXT_CHARS, MAX_TOKENS
+
+
+@dataclass(frozen=True)
+class Param:
+    kind: type  # int, float, bool or str
+    default: object
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+
+
+# The URL query string uses these names. Defaults are the book's example.
+PARAMS = {
+    "preset": Param(str, "book", choices=("book", "gpt2-small", "custom")),
+    "input": Param(str, "book", choices=("book", "sentence", "random")),
+    "text": Param(str, BOOK_SENTENCE),
+    "positions": Param(bool, False),
+    "tokens": Param(int, 6, 1, MAX_TOKENS),
+    "d_in": Param(int, 3, 1, MAX_D_IN),
+    "d_out": Param(int, 2, 1, MAX_D_IN),
+    "seed": Param(int, 123, 0, 2**31 - 1),
+    "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
+    "proj": Param(str, "none", choices=("none", "v1")),
+    "query": Param(int, 2, 1, MAX_TOKENS),
+    "scale": Param(bool, True),
+    "d_k": Param(int, 64, 1, 1024),
+    "context_length": Param(int, 6, 1, MAX_TOKENS),
+    "dropout": Param(float, 0.5, 0.0, 1.0),
+    "dropout_seed": Param(int, 123, 0, 2**31 - 1),
+    "train": Param(bool, True),
+    "heads": Param(int, 2, 1, MAX_D_IN),
+}
+
+# The controls a preset sets. Page-local choices (query, dropout, ...) that a preset does not name
+# keep their defaults.
+PRESETS = {
+    "book": {"input": "book", "text": BOOK_SENTENCE, "positions": False, "tokens": 6, "d_in": 3,
+             "d_out": 2, "seed": 123, "heads": 2, "query": 2, "context_length": 6,
+             "dropout": 0.5, "dropout_seed": 123},
+    # Exercise 3.3: GPT-2 small's attention layer, 12 heads of 64 dims, context 1024.
+    "gpt2-small": {"input": "random", "tokens": 1024, "d_in": 768, "d_out": 768, "seed": 123,
+                   "heads": 12, "query": 2, "context_length": 1024, "dropout": 0.1,
+                   "dropout_seed": 123},
+}
+
+# The seeds the book itself uses, per stage: SelfAttention_v1 and the step-by-step walk-through
+# (3.4.1) use 123; SelfAttention_v2, whose weights the masking section reuses, uses 789.
+BOOK_SEEDS = {"scores": 123, "softmax": 123, "mask": 789, "dropout": 789, "heads": 123}
+
+_TRUE = {"1", "true", "on", "yes"}
+_FALSE = {"0", "false", "off", "no"}
+
+
+def parse_param(name: str, raw: str):
+    """(value, None) for a valid URL value, or (default, note) explaining what was wrong."""
+    spec = PARAMS[name]
+
+    def bad(why: str):
+        shown = raw if len(raw) <= 40 else raw[:40] + "…"
+        return spec.default, f"URL parameter `{name}={shown!r}` {why}; using the default {spec.default!r}."
+
+    text = raw.strip()
+    if spec.kind is str:
+        if spec.choices and text not in spec.choices:
+            return bad("is not one of " + ", ".join(spec.choices))
+        if name == "text" and len(raw) > MAX_TEXT_CHARS:
+            return bad(f"is longer than {MAX_TEXT_CHARS} characters")
+        return (text if spec.choices else raw), None
+    if spec.kind is bool:
+        if text.lower() in _TRUE:
+            return True, None
+        if text.lower() in _FALSE:
+            return False, None
+        return bad("is not a yes/no value (use 1 or 0)")
+    try:
+        value = float(text) if spec.kind is float else int(text)
+    except ValueError:
+        return bad(f"is not {'a number' if spec.kind is float else 'a whole number'}")
+    if math.isnan(value) or math.isinf(value):
+        return bad("is not a finite number")
+    if not spec.low <= value <= spec.high:
+        return bad(f"is outside {spec.low:g} to {spec.high:g}")
+    return value, None
+
+
+def url_value(name: str, value) -> str:
+    """How a value is written back into the URL."""
+    if PARAMS[name].kind is bool:
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

@@ -1,0 +1,19 @@
+"""Build the book's modules under a seed without disturbing anyone else's random numbers.
+
+The book seeds PyTorch's one global generator (`torch.manual_seed(123)`) and then creates a
+module. In a server where many users' scripts run in threads, two users seeding at once would
+get each other's weights. A lock makes seed-and-build one step, and `fork_rng` puts the
+global generator back afterwards.
+"""
+import threading
+
+import torch
+
+_LOCK = threading.Lock()
+
+
+def build_seeded(factory, seed: int, *args, **kwargs):
+    """`torch.manual_seed(seed); factory(*args, **kwargs)`, safe to call from many threads."""
+    with _LOCK, torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return factory(*args, **kwargs)
