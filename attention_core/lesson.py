@@ -11,7 +11,7 @@ from attention_core import stages
 from attention_core.device import run_with_fallback
 from attention_core.inputs import (BOOK_INPUTS, BOOK_TOKENS, MAX_SENTENCE_TOKENS, embed_tokens,
                                    random_inputs, random_token_names, tokenize)
-from attention_core.modules import (MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
+from attention_core.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
                                     SelfAttention_v2, count_parameters)
 from attention_core.seeding import build_seeded
 
@@ -86,6 +86,28 @@ def _weights(module):
     if isinstance(module.W_query, torch.nn.Linear):
         return module.W_query.weight.detach().T.cpu(), module.W_key.weight.detach().T.cpu()
     return module.W_query.detach().cpu(), module.W_key.detach().cpu()
+
+
+def causal_trace(x: torch.Tensor, d_out: int, seed: int, context_length: int, device: str):
+    """CausalAttention (no dropout) plus the book's other masking variant (section 3.5.1).
+
+    CausalAttention creates W_query, W_key, W_value exactly as SelfAttention_v2 does, so with
+    seed 789 its weights are the book's. The record adds: unmasked_weights (no mask at all),
+    masked_simple (zeroed after softmax, not renormalised), masked_simple_norm (renormalised),
+    and variants_max_abs_diff between masked_simple_norm and the -inf variant's attn_weights.
+    Returns (record, device_used, note).
+    """
+    context_length = max(context_length, x.shape[0])
+    module = build_seeded(CausalAttention, seed, x.shape[-1], d_out, context_length, 0.0)
+    record, used, note = _trace_on(module, x.unsqueeze(0), device)  # batch of one
+    record = {k: v[0] for k, v in record.items()}  # drop the batch dimension: (T, T), (T, d)
+    d_k = record["keys"].shape[-1]
+    unmasked = stages.softmax(stages.scale_scores(record["attn_scores"], d_k))  # (T, T)
+    masked_simple, masked_simple_norm = stages.mask_after_softmax(unmasked)
+    record.update(unmasked_weights=unmasked, masked_simple=masked_simple, masked_simple_norm=masked_simple_norm,
+                  variants_max_abs_diff=stages.max_abs_diff(masked_simple_norm, record["attn_weights"]),
+                  mask=module.mask.cpu(), context_length=context_length)
+    return record, used, note
 
 
 def heads_trace(x: torch.Tensor, d_out: int, num_heads: int, seed: int, context_length: int, device: str):

@@ -30,6 +30,7 @@ PARAMS = {
     "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
     "proj": Param(str, "none", choices=("none", "v1")),
     "query": Param(int, 2, 1, MAX_TOKENS),
+    "key": Param(int, 1, 1, MAX_TOKENS),
     "scale": Param(bool, True),
     "d_k": Param(int, 64, 1, 1024),
     "context_length": Param(int, 6, 1, MAX_TOKENS),
@@ -43,11 +44,11 @@ PARAMS = {
 # keep their defaults.
 PRESETS = {
     "book": {"input": "book", "text": BOOK_SENTENCE, "positions": False, "tokens": 6, "d_in": 3,
-             "d_out": 2, "seed": 123, "heads": 2, "query": 2, "context_length": 6,
+             "d_out": 2, "seed": 123, "heads": 2, "query": 2, "key": 1, "context_length": 6,
              "dropout": 0.5, "dropout_seed": 123},
     # Exercise 3.3: GPT-2 small's attention layer, 12 heads of 64 dims, context 1024.
     "gpt2-small": {"input": "random", "tokens": 1024, "d_in": 768, "d_out": 768, "seed": 123,
-                   "heads": 12, "query": 2, "context_length": 1024, "dropout": 0.1,
+                   "heads": 12, "query": 2, "key": 1, "context_length": 1024, "dropout": 0.1,
                    "dropout_seed": 123},
 }
 

@@ -130,6 +130,18 @@ def dropout(attn_weights: torch.Tensor, p: float, seed: int, train: bool = True)
     return attn_weights * keep / (1 - p), keep
 
 
+def dropout_mean(attn_weights: torch.Tensor, p: float, num_seeds: int, first_seed: int = 0) -> torch.Tensor:
+    """The average of dropout over seeds first_seed .. first_seed + num_seeds - 1.
+
+    Because survivors are scaled by 1 / (1 - p), this converges back to attn_weights: dropout
+    keeps the expected value of every weight.
+    """
+    total = torch.zeros_like(attn_weights)
+    for seed in range(first_seed, first_seed + num_seeds):
+        total += dropout(attn_weights, p, seed)[0]
+    return total / num_seeds
+
+
 # --- 3.6 heads -------------------------------------------------------------------------------
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:

@@ -1,0 +1,155 @@
+"""Chart builders: plain functions from numbers to Altair charts (or an RGB image).
+
+No Streamlit here, so the same charts can be saved from a notebook. Colour scales mean the same
+thing everywhere: weights (0..1) are sequential blues, scores diverge around 0 (red above,
+blue below), masks and dropout keep-masks are two-tone.
+"""
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+CELL_TEXT_MAX = 12  # up to 12 x 12 the values are printed in the cells
+ALTAIR_MAX = 64  # above 64 x 64 a matrix is drawn as an image (one rect per cell gets slow)
+
+SCALES = {
+    "weights": alt.Scale(scheme="blues", domain=[0, 1]),
+    "scores": alt.Scale(scheme="redblue", domainMid=0, reverse=True),
+    "mask": alt.Scale(domain=[0, 1], range=["#f3f4f6", "#1f2937"]),
+}
+
+
+def axis_labels(tokens: list[str]) -> list[str]:
+    """Unique axis labels: a sentence can repeat a word, so prefix the position (1-based)."""
+    return [f"{i + 1} {tok}" for i, tok in enumerate(tokens)]
+
+
+def _fmt(value: float, decimals: int = 4) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "-inf" if value < 0 else "inf"
+    return f"{value:.{decimals}f}"
+
+
+def matrix_frame(matrix, row_labels, col_labels) -> pd.DataFrame:
+    """Long format, one row per cell; infinities become missing colours but keep their text."""
+    values = np.asarray(matrix, dtype=np.float64)
+    rows, cols = values.shape
+    frame = pd.DataFrame({
+        "query": np.repeat(row_labels, cols),
+        "key": np.tile(col_labels, rows),
+        "i": np.repeat(np.arange(rows), cols),
+        "j": np.tile(np.arange(cols), rows),
+        "text": [_fmt(v) for v in values.ravel()],
+    })
+    finite = np.where(np.isfinite(values), values, np.nan).ravel()
+    frame["value"] = finite
+    return frame
+
+
+def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
+            selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
+            size: int = 360) -> alt.Chart:
+    """A matrix as coloured cells with a legend and tooltips; values printed when small.
+
+    kind: "weights", "scores" or "mask" (picks the colour scale). The selected query row and the
+    selected cell get an outline.
+    """
+    frame = matrix_frame(matrix, row_labels, col_labels)
+    rows, cols = np.asarray(matrix).shape
+    x = alt.X("key:N", sort=list(col_labels), title="key (attended to)", axis=alt.Axis(labelAngle=-45))
+    y = alt.Y("query:N", sort=list(row_labels), title="query (attending)")
+    base = alt.Chart(frame).encode(x=x, y=y)
+    rect = base.mark_rect().encode(
+        color=alt.Color("value:Q", scale=SCALES.get(kind, SCALES["scores"]), title=kind),
+        tooltip=[alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("text:N", title="value")],
+    )
+    layers = [rect]
+    if rows <= CELL_TEXT_MAX and cols <= CELL_TEXT_MAX:
+        layers.append(base.mark_text(fontSize=13 if cols <= 8 else 10).encode(
+            text="text:N",
+            color=alt.condition(alt.datum.value > _contrast_threshold(frame, kind),
+                                alt.value("white"), alt.value("black")),
+        ))
+    outlines = []
+    if selected_row is not None:
+        outlines.append(frame["i"] == selected_row)
+    if selected_cell is not None:
+        outlines.append((frame["i"] == selected_cell[0]) & (frame["j"] == selected_cell[1]))
+    for picked, width in zip(outlines, (2, 4)):
+        layers.append(alt.Chart(frame[picked]).mark_rect(fill=None, stroke="#f59e0b", strokeWidth=width)
+                      .encode(x=x, y=y))
+    side = max(size, 18 * max(rows, cols)) if max(rows, cols) <= CELL_TEXT_MAX else size
+    return alt.layer(*layers).properties(title=title, width=side, height=side)
+
+
+def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
+    """Above this value the cell is dark, so its text is printed in white."""
+    if kind == "weights":
+        return 0.6
+    if kind == "mask":
+        return 0.5
+    spread = np.nanmax(np.abs(frame["value"].to_numpy())) if frame["value"].notna().any() else 0.0
+    return 0.6 * spread if spread > 0 else math.inf
+
+
+def row_bars(values, labels, title: str = "", kind: str = "weights", highlight: int | None = None) -> alt.Chart:
+    """One query's row as bars, its exact value on each bar."""
+    values = np.asarray(values, dtype=np.float64)
+    frame = pd.DataFrame({"key": list(labels), "value": np.where(np.isfinite(values), values, np.nan),
+                          "text": [_fmt(v) for v in values], "j": np.arange(len(values))})
+    frame["picked"] = frame["j"] == (highlight if highlight is not None else -1)
+    bars = alt.Chart(frame).mark_bar().encode(
+        x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-45)),
+        y=alt.Y("value:Q", title=kind, scale=alt.Scale(domain=[0, 1]) if kind == "weights" else alt.Undefined),
+        color=alt.condition(alt.datum.picked, alt.value("#f59e0b"), alt.value("#2563eb")),
+        tooltip=["key:N", alt.Tooltip("text:N", title="value")],
+    )
+    chart = bars
+    if len(values) <= 16:
+        chart = bars + bars.mark_text(dy=-8, fontSize=12).encode(text="text:N", color=alt.value("black"))
+    return chart.properties(title=title, height=260)
+
+
+def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
+               log_x: bool = False, y_title: str | None = None) -> alt.Chart:
+    """Lines with points, one per `color` group (e.g. scaled vs unscaled against d_k)."""
+    scale = alt.Scale(type="log", base=2) if log_x else alt.Undefined
+    return alt.Chart(frame).mark_line(point=True).encode(
+        x=alt.X(f"{x}:Q", scale=scale, title=x),
+        y=alt.Y(f"{y}:Q", title=y_title or y),
+        color=alt.Color(f"{color}:N", title=color),
+        tooltip=[f"{x}:Q", alt.Tooltip(f"{y}:Q", format=".4f"), f"{color}:N"],
+    ).properties(title=title, height=300)
+
+
+_BLUES = np.array([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]], float)
+_REDBLUE = np.array([[5, 48, 97], [67, 147, 195], [247, 247, 247], [214, 96, 77], [103, 0, 31]], float)
+
+
+def matrix_image(matrix, kind: str = "weights", cell_px: int = 1) -> np.ndarray:
+    """A large matrix as an RGB image (uint8, one pixel per cell times cell_px), same colours.
+
+    Used above ALTAIR_MAX tokens, where one Altair rect per cell would take seconds to draw.
+    Infinite or missing cells (masked scores) are drawn light grey.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    finite = np.isfinite(values)
+    if kind == "scores":
+        spread = np.abs(values[finite]).max() if finite.any() else 1.0
+        t = (values / (spread or 1.0) + 1) / 2
+        palette = _REDBLUE
+    else:
+        t = values
+        palette = _BLUES
+    t = np.clip(np.where(finite, t, 0), 0, 1) * (len(palette) - 1)
+    low = np.floor(t).astype(int).clip(0, len(palette) - 2)
+    frac = (t - low)[..., None]
+    rgb = palette[low] * (1 - frac) + palette[low + 1] * frac
+    rgb[~finite] = (229, 231, 235)
+    image = rgb.round().astype(np.uint8)
+    if cell_px > 1:
+        image = image.repeat(cell_px, axis=0).repeat(cell_px, axis=1)
+    return image

@@ -1,0 +1,351 @@
+"""Streamlit helpers shared by every screen: state, the sidebar, URL sync, caching, display.
+
+The only module of attention_core that imports streamlit. Data flows one way:
+URL -> session state -> widgets -> cached calls into attention_core -> charts.
+"""
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core import charts, lesson
+from attention_core.device import DEVICE_CHOICES, describe, pick_device
+from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
+from attention_core.presets import BOOK_SEEDS, PARAMS, PRESETS, parse_param, url_value
+from attention_core.stages import divisors
+
+KEEP = "keep:"  # values outlive their widgets under these keys (a page's widgets vanish when you leave it)
+SHARED = ("input", "text", "positions", "tokens", "d_in", "d_out", "seed")  # changing one leaves the preset
+IGNORED_URL_KEYS = {"embed", "embed_options"}  # Streamlit's own
+TABLE_MAX = 64  # tables show at most 64 x 64 cells
+
+
+# --- state -----------------------------------------------------------------------------------
+
+def value(name: str):
+    return st.session_state[KEEP + name]
+
+
+def _set(name: str, new) -> None:
+    st.session_state[KEEP + name] = new
+    st.session_state[name] = new
+
+
+def _apply_preset(preset: str) -> None:
+    for name, new in PRESETS.get(preset, {}).items():
+        _set(name, new)
+
+
+def _on_preset_change(name: str = "preset") -> None:
+    st.session_state[KEEP + name] = st.session_state[name]
+    _apply_preset(st.session_state[name])
+
+
+def _on_shared_change(name: str) -> None:
+    st.session_state[KEEP + name] = st.session_state[name]
+    if st.session_state.get(KEEP + "preset") != "custom":
+        _set("preset", "custom")
+
+
+def init_state() -> None:
+    """Once per browser session: defaults, then the URL's preset, then the URL's own values."""
+    if "url_notes" in st.session_state:
+        return
+    for name, spec in PARAMS.items():
+        st.session_state[KEEP + name] = spec.default
+    notes, given = [], {}
+    for name in st.query_params:
+        values = st.query_params.get_all(name)
+        if name in IGNORED_URL_KEYS:
+            continue
+        if name not in PARAMS:
+            notes.append(f"URL parameter `{name}` is not one this app knows; it was ignored.")
+            continue
+        if len(values) > 1:
+            notes.append(f"URL parameter `{name}` appears {len(values)} times; the last one is used.")
+        parsed, note = parse_param(name, values[-1])
+        if note:
+            notes.append(note)
+        else:
+            given[name] = parsed
+    preset = given.pop("preset", "book")
+    st.session_state[KEEP + "preset"] = preset
+    for name, new in PRESETS.get(preset, {}).items():
+        st.session_state[KEEP + name] = new
+    for name, new in given.items():
+        st.session_state[KEEP + name] = new
+    if given.keys() & set(SHARED) and preset != "custom":
+        differs = any(PRESETS.get(preset, {}).get(n, PARAMS[n].default) != given[n] for n in given.keys() & set(SHARED))
+        if differs:
+            st.session_state[KEEP + "preset"] = "custom"
+    st.session_state["url_notes"] = notes
+
+
+def note(message: str) -> None:
+    """A visible note about input the app had to correct (never an exception)."""
+    st.warning(message, icon=":material/info:")
+
+
+def clamp(name: str, options=None, low=None, high=None, fallback_note: str | None = None):
+    """Keep a stored value valid for a widget whose range depends on other controls.
+
+    An invalid value falls back to the preset's value (or the default) when that one is valid
+    here, else to the nearest valid value, with a note on screen.
+    """
+    def valid(v):
+        return (options is None or v in options) and (low is None or v >= low) and (high is None or v <= high)
+
+    current = value(name)
+    if valid(current):
+        return current
+    fixed = PRESETS.get(value("preset"), {}).get(name, PARAMS[name].default)
+    if not valid(fixed):
+        if options is not None:
+            fixed = min(options, key=lambda o: abs(o - current))
+        else:
+            fixed = min(max(current, low if low is not None else current), high if high is not None else current)
+    _set(name, fixed)
+    if fallback_note:
+        note(fallback_note.format(old=current, new=fixed))
+    return fixed
+
+
+def control(widget, label: str, name: str, **kwargs):
+    """A widget whose value survives page switches and is written to the URL."""
+    if name not in st.session_state or st.session_state[name] != value(name):
+        st.session_state[name] = value(name)
+    on_change = kwargs.pop("on_change", None) or (_on_shared_change if name in SHARED else _keep)
+    result = widget(label, key=name, on_change=on_change, args=(name,), **kwargs)
+    st.session_state[KEEP + name] = result
+    return result
+
+
+def _keep(name: str) -> None:
+    st.session_state[KEEP + name] = st.session_state[name]
+
+
+def sync_url() -> None:
+    """Write every value that differs from its preset into the query string (shareable links)."""
+    preset = value("preset")
+    baseline = {name: spec.default for name, spec in PARAMS.items()} | PRESETS.get(preset, {})
+    wanted = {name: url_value(name, value(name)) for name in PARAMS
+              if name != "preset" and value(name) != baseline[name]}
+    if preset != "book":
+        wanted = {"preset": preset} | wanted
+    current = {k: st.query_params.get(k) for k in st.query_params if k not in IGNORED_URL_KEYS}
+    if current != wanted:
+        keep = {k: st.query_params.get_all(k) for k in st.query_params if k in IGNORED_URL_KEYS}
+        st.query_params.from_dict(wanted | keep)
+
+
+# --- the sidebar -----------------------------------------------------------------------------
+
+@dataclass
+class Settings:
+    preset: str
+    x: torch.Tensor  # (T, d_in) on the CPU
+    tokens: list[str]
+    labels: list[str]  # unique axis labels
+    d_out: int
+    seed: int
+    device: str
+    device_note: str | None
+
+    def seed_for(self, stage: str) -> int:
+        """The book preset uses the book's seed for each stage; otherwise the chosen seed."""
+        return BOOK_SEEDS[stage] if self.preset == "book" else self.seed
+
+
+def sidebar() -> Settings:
+    init_state()
+    with st.sidebar:
+        control(st.selectbox, "Preset", "preset", options=list(PARAMS["preset"].choices),
+                format_func={"book": "Book example", "gpt2-small": "GPT-2 small (1024 tokens)",
+                             "custom": "Custom"}.get,
+                help="The book example shows the book's printed numbers on every screen.",
+                on_change=_on_preset_change)
+        kind = control(st.radio, "Input", "input", options=list(PARAMS["input"].choices),
+                       format_func={"book": "The book's six vectors", "sentence": "A sentence",
+                                    "random": "Random (size experiments)"}.get)
+        if kind == "sentence":
+            control(st.text_input, "Sentence", "text", max_chars=MAX_TEXT_CHARS,
+                    help=f"Split like the book's chapter 2 tokenizer; up to {MAX_SENTENCE_TOKENS} tokens.")
+            control(st.toggle, "Add positional embeddings", "positions")
+        if kind == "random":
+            control(st.slider, "Tokens", "tokens", min_value=1, max_value=PARAMS["tokens"].high)
+        if kind == "book":
+            st.caption("d_in = 3: each of the six tokens is a 3-d vector from the book.")
+        else:
+            control(st.slider, "d_in (embedding size)", "d_in", min_value=1, max_value=PARAMS["d_in"].high)
+        control(st.slider, "d_out (query/key/value size)", "d_out", min_value=1, max_value=PARAMS["d_out"].high)
+        control(st.number_input, "Seed", "seed", min_value=0, max_value=PARAMS["seed"].high, step=1)
+        if value("preset") == "book":
+            st.caption("Book preset: each screen uses the book's own seed (123, or 789 where the "
+                       "book reuses SelfAttention_v2's weights).")
+        control(st.selectbox, "Device", "device", options=DEVICE_CHOICES,
+                format_func=lambda d: "auto (GPU if present)" if d == "auto" else d)
+    inputs = cached_inputs(value("input"), value("text"), value("positions"), value("tokens"),
+                           value("d_in"), value("seed"))
+    device, device_note = pick_device(value("device"))
+    for message in st.session_state["url_notes"] + inputs.notes:
+        note(message)
+    return Settings(preset=value("preset"), x=inputs.x, tokens=inputs.tokens,
+                    labels=charts.axis_labels(inputs.tokens), d_out=value("d_out"),
+                    seed=value("seed"),
+                    device=device, device_note=device_note)
+
+
+# --- cached computations (keyed on plain values; cache_resource shares one copy, never mutate) ---
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_inputs(kind, text, positions, num_tokens, d_in, seed):
+    return lesson.make_inputs(kind, text, positions, num_tokens, d_in, seed)
+
+
+def _x_key(settings: Settings):
+    return (value("input"), value("text"), value("positions"), value("tokens"), value("d_in"), value("seed"))
+
+
+@st.cache_resource(max_entries=16, show_spinner="Computing…")
+def _projection(x_key, which, d_out, seed, device):
+    return lesson.projection_trace(cached_inputs(*x_key).x, which, d_out, seed, device)
+
+
+def projection(settings: Settings, which: str, stage: str):
+    """(record, device_used, note) for the unmasked single-head attention of a stage."""
+    return _projection(_x_key(settings), which, settings.d_out, settings.seed_for(stage), settings.device)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Computing…")
+def _causal(x_key, d_out, seed, context_length, device):
+    return lesson.causal_trace(cached_inputs(*x_key).x, d_out, seed, context_length, device)
+
+
+def causal(settings: Settings, stage: str, context_length: int):
+    """(record, device_used, note): CausalAttention's trace and both masking variants."""
+    return _causal(_x_key(settings), settings.d_out, settings.seed_for(stage), context_length, settings.device)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Computing the heads…")
+def _heads(x_key, d_out, num_heads, seed, context_length, device):
+    return lesson.heads_trace(cached_inputs(*x_key).x, d_out, num_heads, seed, context_length, device)
+
+
+def heads(settings: Settings, num_heads: int, context_length: int):
+    return _heads(_x_key(settings), settings.d_out, num_heads, settings.seed_for("heads"),
+                  context_length, settings.device)
+
+
+# --- display ---------------------------------------------------------------------------------
+
+def device_badge(device_used: str, device_note: str | None = None) -> None:
+    """Where the numbers on this screen were computed."""
+    st.badge(f"Computed on {describe(device_used)}", icon=":material/memory:",
+             color="green" if device_used != "cpu" else "gray")
+    if device_note:
+        note(device_note)
+
+
+def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
+                selected_row: int | None = None, selected_cell=None, row_labels=None, col_labels=None):
+    """A heatmap: Altair cells up to 64 tokens, an image above that."""
+    values = np.asarray(torch.as_tensor(matrix).detach().float().cpu())
+    rows = row_labels or settings.labels[: values.shape[0]]
+    cols = col_labels or settings.labels[: values.shape[1]]
+    if max(values.shape) <= charts.ALTAIR_MAX:
+        st.altair_chart(charts.heatmap(values, rows, cols, kind, title, selected_row, selected_cell),
+                        width="content")
+    else:
+        scale = max(1, 512 // max(values.shape))
+        st.image(charts.matrix_image(values, kind, scale),
+                 caption=f"{title}: {values.shape[0]} × {values.shape[1]}, drawn as an image "
+                         f"(one pixel per cell) because it has more than {charts.ALTAIR_MAX} tokens.")
+
+
+def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None):
+    values = np.asarray(torch.as_tensor(values).detach().float().cpu())
+    if len(values) > charts.ALTAIR_MAX:
+        st.caption(f"{title}: {len(values)} values; the bar chart shows the first {charts.ALTAIR_MAX}.")
+        values = values[: charts.ALTAIR_MAX]
+    st.altair_chart(charts.row_bars(values, settings.labels[: len(values)], title, kind, highlight),
+                    width="stretch")
+
+
+def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
+    """A tensor as a table with its shape, 4 decimals; big ones cut to the first 64 x 64."""
+    t = torch.as_tensor(tensor).detach().float().cpu()
+    shape = tuple(t.shape)
+    while t.dim() > 2:
+        t = t[0]
+    if t.dim() == 1:
+        t = t.unsqueeze(0)
+    cut = t[:TABLE_MAX, :TABLE_MAX]
+    frame = pd.DataFrame(cut.numpy(), index=(row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]],
+                         columns=(col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]])
+    first = " (first item of the batch/head)" if len(shape) > 2 else ""
+    more = f"; showing the first {cut.shape[0]} × {cut.shape[1]}" if cut.shape != t.shape else ""
+    st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
+    st.dataframe(frame.style.format("{:.4f}"), width="content")
+
+
+def show_code(*objects, title: str = "The PyTorch code of this step") -> None:
+    """The exact source that computed what the screen shows (read with inspect, never retyped)."""
+    with st.expander(title, icon=":material/code:"):
+        for obj in objects:
+            st.code(obj if isinstance(obj, str) else inspect.getsource(obj), language="python")
+
+
+def query_picker(settings: Settings, label: str = "Query token") -> int:
+    """The query token (1-based in the URL and on screen); returns its 0-based index."""
+    count = len(settings.tokens)
+    clamp("query", low=1, high=count,
+          fallback_note=f"Query token {{old}} does not exist ({count} tokens); using token {{new}}.")
+    if count == 1:
+        st.caption(f"{label}: {settings.labels[0]} (the only token)")
+        return 0
+    picked = control(st.select_slider, label, "query", options=list(range(1, count + 1)),
+                     format_func=lambda i: settings.labels[i - 1])
+    return picked - 1
+
+
+def key_picker(settings: Settings, label: str = "Key token") -> int:
+    """The key token of the selected cell (1-based in the URL); returns its 0-based index."""
+    count = len(settings.tokens)
+    clamp("key", low=1, high=count,
+          fallback_note=f"Key token {{old}} does not exist ({count} tokens); using token {{new}}.")
+    if count == 1:
+        return 0
+    picked = control(st.select_slider, label, "key", options=list(range(1, count + 1)),
+                     format_func=lambda i: settings.labels[i - 1])
+    return picked - 1
+
+
+def short(number: float) -> str:
+    """4 decimals without trailing zeros: 0.55 stays 0.55, 0.95440 becomes 0.9544."""
+    text = f"{number:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def dot_product_latex(lhs: str, a_name: str, b_name: str, a, b, max_terms: int = 6) -> str:
+    """`lhs = a . b = a1*b1 + a2*b2 + ... = total` with the real numbers (long sums abridged)."""
+    a, b = torch.as_tensor(a).float().cpu(), torch.as_tensor(b).float().cpu()
+    terms = [rf"{short(x)} \cdot {short(y)}" for x, y in zip(a.tolist(), b.tolist())]
+    if len(terms) > max_terms:
+        terms = terms[: max_terms - 1] + [rf"\dots\ ({len(terms)} \text{{ terms}})"]
+    total = float(torch.dot(a, b))
+    return rf"{lhs} = {a_name} \cdot {b_name} = " + " + ".join(terms).replace("+ -", "- ") + rf" = {total:.4f}"
+
+
+def current() -> Settings:
+    """The settings app.py read from the sidebar in this run."""
+    return st.session_state["settings"]
+
+
+def heads_picker(d_out: int) -> int:
+    options = divisors(d_out)
+    clamp("heads", options=options,
+          fallback_note=f"{{old}} heads do not divide d_out = {d_out}; using {{new}} heads.")
+    return control(st.select_slider, "num_heads (divisors of d_out only)", "heads", options=options)

@@ -1,0 +1,77 @@
+"""Screen 1: attention scores, omega = x . x (section 3.3) or q . k (section 3.4)."""
+import streamlit as st
+
+from attention_core import stages, ui
+from attention_core.modules import SelfAttention_v1
+
+settings = ui.current()
+st.title("1 · Attention scores")
+st.markdown(
+    "A **score** ω says how strongly one token (the *query*) relates to another (the *key*): their dot "
+    "product. Big when the vectors point the same way, near zero when they are unrelated, negative when "
+    "they point apart. Scores are not yet weights: they do not sum to 1."
+)
+
+proj = ui.control(st.radio, "Scores from", "proj", options=["none", "v1"], horizontal=True,
+                  format_func={"none": "inputs: ω = x · x (no weights, §3.3)",
+                               "v1": "projections: ω = q · k with seeded W_q, W_k (§3.4)"}.get)
+left, right = st.columns(2)
+with left:
+    q = ui.query_picker(settings)
+with right:
+    k = ui.key_picker(settings)
+
+record, used, device_note = ui.projection(settings, proj, "scores")
+ui.device_badge(used, device_note or settings.device_note)
+scores = record["attn_scores"]  # (T, T)
+weights = record["attn_weights"]  # (T, T)
+query_name, key_name = settings.labels[q], settings.labels[k]
+
+left, right = st.columns([3, 2])
+with left:
+    ui.show_matrix(scores, settings, "scores", "attention scores ω", selected_row=q, selected_cell=(q, k))
+with right:
+    ui.show_row(scores[q], settings, f"scores of query {query_name}", "scores", highlight=k)
+
+st.subheader("One cell, by hand")
+if proj == "none":
+    x = record["queries"]
+    st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"x^{{({q + 1})}}", rf"x^{{({k + 1})}}", x[q], x[k]))
+else:
+    st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"q^{{({q + 1})}}", rf"k^{{({k + 1})}}",
+                                  record["queries"][q], record["keys"][k]))
+    st.caption(f"q⁽{q + 1}⁾ = x⁽{q + 1}⁾ W_q and k⁽{k + 1}⁾ = x⁽{k + 1}⁾ W_k: the weights come from "
+               f"`torch.manual_seed({settings.seed_for('scores')})` then `SelfAttention_v1` (torch.rand).")
+
+st.subheader(f"The context vector of {query_name}")
+scaled = "softmax(ω / √d_k)" if proj == "v1" else "softmax(ω)"
+st.markdown(
+    f"Normalise the query's scores with {scaled} to get attention **weights** α (next screen), then "
+    f"blend the {'value vectors' if proj == 'v1' else 'inputs'} with them: **z = Σᵢ αᵢ · "
+    f"{'v' if proj == 'v1' else 'x'}⁽ⁱ⁾**. The context vector is an enriched version of the query token."
+)
+ui.show_row(weights[q], settings, f"weights α of query {query_name}", "weights", highlight=k)
+st.latex(rf"z^{{({q + 1})}} = " + " + ".join(
+    rf"{ui.short(float(a))}\, {'v' if proj == 'v1' else 'x'}^{{({i + 1})}}" for i, a in enumerate(weights[q][:6]))
+    + (r" + \dots" if weights.shape[1] > 6 else "")
+    + r" = [" + r",\ ".join(ui.short(float(v)) for v in record["context_vec"][q][:6])
+    + (r",\ \dots" if record["context_vec"].shape[1] > 6 else "") + "]")
+
+st.subheader("The tensors")
+ui.table(settings.x, "inputs", settings.labels)
+if proj == "v1":
+    ui.table(record["W_query"], "W_query")
+    ui.table(record["W_key"], "W_key")
+    ui.table(record["queries"], "queries", settings.labels)
+    ui.table(record["keys"], "keys", settings.labels)
+ui.table(scores, "attn_scores", settings.labels, settings.labels)
+ui.table(weights, "attn_weights", settings.labels, settings.labels)
+ui.table(record["context_vec"], "context_vecs", settings.labels)
+
+ui.show_code(stages.dot_product_terms, stages.attn_scores_loop, stages.attn_scores,
+             stages.context_vector_loop, *( [SelfAttention_v1] if proj == "v1" else []))
+st.markdown(
+    "**Why a loop and a matrix product?** The loop computes ω for one query, one key at a time, as you would by "
+    "hand. `queries @ keys.transpose(-2, -1)` computes all T × T scores in one matrix multiplication: same "
+    "numbers, far faster, and the form every later screen uses."
+)

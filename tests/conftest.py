@@ -1,0 +1,47 @@
+"""Shared fixtures: AppTest on the real app.py, with Streamlit's process-wide caches cleared."""
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def open_screen(page: str | None = None, **params) -> AppTest:
+    """Run the app with the given URL parameters, then open pages/<page>.py.
+
+    Sidebar controls are set through their URL parameters: AppTest (1.67) drops the entry
+    script's sidebar from its element tree on every rerun under st.navigation, although the
+    browser keeps it, so sidebar widgets cannot be clicked here (the browser tests click them).
+    """
+    at = AppTest.from_file(APP, default_timeout=120)
+    for name, raw in params.items():
+        at.query_params[name] = str(raw)
+    at.run()
+    if page:
+        at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def page_text(at: AppTest) -> str:
+    """Everything a reader sees as text: markdown, captions, latex, notes, tables, metrics."""
+    parts = [e.value for kind in ("markdown", "caption", "latex", "warning", "info", "error", "success",
+                                  "title", "header", "subheader", "code") for e in at.get(kind)]
+    parts += [str(m.value) for m in at.get("metric")]
+    for frame in at.dataframe:
+        parts.append(frame.value.to_string(float_format=lambda v: f"{v:.4f}"))
+    return "\n".join(str(p) for p in parts)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
