@@ -9,12 +9,14 @@ from attention_core import ui
 
 st.set_page_config(page_title="Attention, step by step", page_icon=":material/visibility:", layout="wide")
 
+# File names differ from the URL paths on purpose: until app.py has run once, Streamlit serves
+# pages/<name>.py at /<name> by itself (its older multipage mode), skipping app.py's sidebar.
 STAGES = [
-    st.Page("pages/scores.py", title="1 · Attention scores", url_path="scores", icon=":material/grid_on:"),
-    st.Page("pages/softmax.py", title="2 · Softmax and √d_k", url_path="softmax", icon=":material/functions:"),
-    st.Page("pages/mask.py", title="3 · Causal mask", url_path="mask", icon=":material/visibility_off:"),
-    st.Page("pages/dropout.py", title="4 · Dropout", url_path="dropout", icon=":material/grain:"),
-    st.Page("pages/heads.py", title="5 · Multi-head attention", url_path="heads", icon=":material/view_column:"),
+    st.Page("pages/attention_scores.py", title="1 · Attention scores", url_path="scores", icon=":material/grid_on:"),
+    st.Page("pages/softmax_scaling.py", title="2 · Softmax and √d_k", url_path="softmax", icon=":material/functions:"),
+    st.Page("pages/causal_mask.py", title="3 · Causal mask", url_path="mask", icon=":material/visibility_off:"),
+    st.Page("pages/attention_dropout.py", title="4 · Dropout", url_path="dropout", icon=":material/grain:"),
+    st.Page("pages/multi_head.py", title="5 · Multi-head attention", url_path="heads", icon=":material/view_column:"),
 ]
 page = st.navigation({
     "Start": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],

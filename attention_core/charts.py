@@ -14,7 +14,8 @@ CELL_TEXT_MAX = 12  # up to 12 x 12 the values are printed in the cells
 ALTAIR_MAX = 64  # above 64 x 64 a matrix is drawn as an image (one rect per cell gets slow)
 
 SCALES = {
-    "weights": alt.Scale(scheme="blues", domain=[0, 1]),
+    # clamp: survivors of dropout exceed 1 and get the darkest blue rather than black.
+    "weights": alt.Scale(scheme="blues", domain=[0, 1], clamp=True),
     "scores": alt.Scale(scheme="redblue", domainMid=0, reverse=True),
     "mask": alt.Scale(domain=[0, 1], range=["#f3f4f6", "#1f2937"]),
 }
@@ -33,7 +34,7 @@ def _fmt(value: float, decimals: int = 4) -> str:
     return f"{value:.{decimals}f}"
 
 
-def matrix_frame(matrix, row_labels, col_labels) -> pd.DataFrame:
+def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFrame:
     """Long format, one row per cell; infinities become missing colours but keep their text."""
     values = np.asarray(matrix, dtype=np.float64)
     rows, cols = values.shape
@@ -42,7 +43,7 @@ def matrix_frame(matrix, row_labels, col_labels) -> pd.DataFrame:
         "key": np.tile(col_labels, rows),
         "i": np.repeat(np.arange(rows), cols),
         "j": np.tile(np.arange(cols), rows),
-        "text": [_fmt(v) for v in values.ravel()],
+        "text": [_fmt(v, decimals) for v in values.ravel()],
     })
     finite = np.where(np.isfinite(values), values, np.nan).ravel()
     frame["value"] = finite
@@ -57,9 +58,10 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     kind: "weights", "scores" or "mask" (picks the colour scale). The selected query row and the
     selected cell get an outline.
     """
-    frame = matrix_frame(matrix, row_labels, col_labels)
+    frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
     rows, cols = np.asarray(matrix).shape
-    x = alt.X("key:N", sort=list(col_labels), title="key (attended to)", axis=alt.Axis(labelAngle=-45))
+    x = alt.X("key:N", sort=list(col_labels), title="key (attended to)",
+              axis=alt.Axis(labelAngle=-45, labelOverlap=False))
     y = alt.Y("query:N", sort=list(row_labels), title="query (attending)")
     base = alt.Chart(frame).encode(x=x, y=y)
     rect = base.mark_rect().encode(
@@ -81,8 +83,12 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     for picked, width in zip(outlines, (2, 4)):
         layers.append(alt.Chart(frame[picked]).mark_rect(fill=None, stroke="#f59e0b", strokeWidth=width)
                       .encode(x=x, y=y))
-    side = max(size, 18 * max(rows, cols)) if max(rows, cols) <= CELL_TEXT_MAX else size
-    return alt.layer(*layers).properties(title=title, width=side, height=side)
+    # Cells keep a readable size: wide enough for "0.1234" when values are printed.
+    if max(rows, cols) <= CELL_TEXT_MAX:
+        width, height = alt.Step(64), alt.Step(40)
+    else:
+        width = height = alt.Step(max(4, size // max(rows, cols)))
+    return alt.layer(*layers).properties(title=title, width=width, height=height)
 
 
 def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:

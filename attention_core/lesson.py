@@ -161,3 +161,13 @@ def softmax_sharpness(d_k_values, num_tokens: int, seed: int, scaled: bool, samp
         largest.append(float(weights.max(dim=-1).values.mean()))
         entropies.append(float(stages.entropy(weights).mean()))
     return largest, entropies
+
+
+def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: list[int], first_seed: int):
+    """Largest |mean of N dropout draws - weights| for each N in draws, plus the row sums of the
+    mean over the most draws: the average converges back to the weights (expectation kept)."""
+    differences, mean = [], attn_weights
+    for n in draws:
+        mean = stages.dropout_mean(attn_weights, p, n, first_seed)
+        differences.append(stages.max_abs_diff(mean, attn_weights))
+    return differences, mean.sum(dim=-1)

@@ -99,3 +99,12 @@ def url_value(name: str, value) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def url_params(values: dict) -> dict[str, str]:
+    """The query string for a state: the preset (unless "book") and what differs from it."""
+    preset = values.get("preset", "book")
+    baseline = {name: spec.default for name, spec in PARAMS.items()} | PRESETS.get(preset, {})
+    wanted = {name: url_value(name, values[name]) for name in PARAMS
+              if name != "preset" and name in values and values[name] != baseline[name]}
+    return ({"preset": preset} if preset != "book" else {}) | wanted

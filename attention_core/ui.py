@@ -4,6 +4,7 @@ The only module of attention_core that imports streamlit. Data flows one way:
 URL -> session state -> widgets -> cached calls into attention_core -> charts.
 """
 import inspect
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +15,7 @@ import torch
 from attention_core import charts, lesson
 from attention_core.device import DEVICE_CHOICES, describe, pick_device
 from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
-from attention_core.presets import BOOK_SEEDS, PARAMS, PRESETS, parse_param, url_value
+from attention_core.presets import BOOK_SEEDS, PARAMS, PRESETS, parse_param, url_params
 from attention_core.stages import divisors
 
 KEEP = "keep:"  # values outlive their widgets under these keys (a page's widgets vanish when you leave it)
@@ -129,12 +130,7 @@ def _keep(name: str) -> None:
 
 def sync_url() -> None:
     """Write every value that differs from its preset into the query string (shareable links)."""
-    preset = value("preset")
-    baseline = {name: spec.default for name, spec in PARAMS.items()} | PRESETS.get(preset, {})
-    wanted = {name: url_value(name, value(name)) for name in PARAMS
-              if name != "preset" and value(name) != baseline[name]}
-    if preset != "book":
-        wanted = {"preset": preset} | wanted
+    wanted = url_params({name: value(name) for name in PARAMS})
     current = {k: st.query_params.get(k) for k in st.query_params if k not in IGNORED_URL_KEYS}
     if current != wanted:
         keep = {k: st.query_params.get_all(k) for k in st.query_params if k in IGNORED_URL_KEYS}
@@ -153,6 +149,7 @@ class Settings:
     seed: int
     device: str
     device_note: str | None
+    notes: list[str]  # what was wrong with the URL or the typed sentence, shown on every screen
 
     def seed_for(self, stage: str) -> int:
         """The book preset uses the book's seed for each stage; otherwise the chosen seed."""
@@ -190,12 +187,10 @@ def sidebar() -> Settings:
     inputs = cached_inputs(value("input"), value("text"), value("positions"), value("tokens"),
                            value("d_in"), value("seed"))
     device, device_note = pick_device(value("device"))
-    for message in st.session_state["url_notes"] + inputs.notes:
-        note(message)
     return Settings(preset=value("preset"), x=inputs.x, tokens=inputs.tokens,
                     labels=charts.axis_labels(inputs.tokens), d_out=value("d_out"),
-                    seed=value("seed"),
-                    device=device, device_note=device_note)
+                    seed=value("seed"), device=device, device_note=device_note,
+                    notes=st.session_state["url_notes"] + inputs.notes)
 
 
 # --- cached computations (keyed on plain values; cache_resource shares one copy, never mutate) ---
@@ -237,6 +232,25 @@ def _heads(x_key, d_out, num_heads, seed, context_length, device):
 def heads(settings: Settings, num_heads: int, context_length: int):
     return _heads(_x_key(settings), settings.d_out, num_heads, settings.seed_for("heads"),
                   context_length, settings.device)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def softmax_sharpness(d_k_values: tuple[int, ...], num_tokens: int, seed: int) -> pd.DataFrame:
+    """lesson.softmax_sharpness, scaled and unscaled, as one long table for a line chart."""
+    frames = []
+    for scaled in (True, False):
+        largest, entropy = lesson.softmax_sharpness(list(d_k_values), num_tokens, seed, scaled)
+        frames.append(pd.DataFrame({"d_k": list(d_k_values), "largest weight": largest, "entropy (nats)": entropy,
+                                    "scores": "ω / √d_k" if scaled else "ω (unscaled)"}))
+    return pd.concat(frames, ignore_index=True)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={torch.Tensor: lambda t: t.numpy().tobytes()})
+def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: tuple[int, ...], first_seed: int):
+    """lesson.dropout_convergence as a table for a line chart, plus the row sums of the last mean."""
+    differences, mean_sums = lesson.dropout_convergence(attn_weights, p, list(draws), first_seed)
+    frame = pd.DataFrame({"draws": list(draws), "difference": differences, "measure": "max |mean − weights|"})
+    return frame, mean_sums
 
 
 # --- display ---------------------------------------------------------------------------------
@@ -323,6 +337,11 @@ def key_picker(settings: Settings, label: str = "Key token") -> int:
     return picked - 1
 
 
+def md_escape(text: str) -> str:
+    """User text (typed tokens) made literal inside st.markdown: no bold, links, math or HTML."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~])", r"\\\1", text)
+
+
 def short(number: float) -> str:
     """4 decimals without trailing zeros: 0.55 stays 0.55, 0.95440 becomes 0.9544."""
     text = f"{number:.4f}".rstrip("0").rstrip(".")
@@ -340,8 +359,15 @@ def dot_product_latex(lhs: str, a_name: str, b_name: str, a, b, max_terms: int =
 
 
 def current() -> Settings:
-    """The settings app.py read from the sidebar in this run."""
-    return st.session_state["settings"]
+    """The settings app.py read from the sidebar in this run, with their notes shown on top."""
+    if "settings" not in st.session_state:
+        # app.py never ran in this session: Streamlit's older multipage mode served the page file
+        # directly (a fresh server and a path like /home). Build the sidebar here instead.
+        st.session_state["settings"] = sidebar()
+    settings = st.session_state["settings"]
+    for message in settings.notes:
+        note(message)
+    return settings
 
 
 def heads_picker(d_out: int) -> int:

@@ -1,6 +1,10 @@
 """Home: why attention exists, the pipeline of stages, and how to use the app."""
 import streamlit as st
 
+from attention_core import ui
+
+ui.current()  # shows any note about the URL or the typed sentence
+
 st.title("Attention, step by step")
 st.markdown(
     "A live companion to chapter 3 of *Build a Large Language Model (From Scratch)*. "

@@ -9,6 +9,11 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
+# URL path -> file in pages/ (they differ on purpose, see app.py).
+SCREEN_FILES = {"home": "home", "scores": "attention_scores", "softmax": "softmax_scaling",
+                "mask": "causal_mask", "dropout": "attention_dropout", "heads": "multi_head"}
+
+
 def open_screen(page: str | None = None, **params) -> AppTest:
     """Run the app with the given URL parameters, then open pages/<page>.py.
 
@@ -21,7 +26,7 @@ def open_screen(page: str | None = None, **params) -> AppTest:
         at.query_params[name] = str(raw)
     at.run()
     if page:
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(f"pages/{SCREEN_FILES[page]}.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -25,7 +25,7 @@ record, used, device_note = ui.projection(settings, proj, "scores")
 ui.device_badge(used, device_note or settings.device_note)
 scores = record["attn_scores"]  # (T, T)
 weights = record["attn_weights"]  # (T, T)
-query_name, key_name = settings.labels[q], settings.labels[k]
+query_name = settings.labels[q]
 
 left, right = st.columns([3, 2])
 with left:
@@ -43,7 +43,7 @@ else:
     st.caption(f"q⁽{q + 1}⁾ = x⁽{q + 1}⁾ W_q and k⁽{k + 1}⁾ = x⁽{k + 1}⁾ W_k: the weights come from "
                f"`torch.manual_seed({settings.seed_for('scores')})` then `SelfAttention_v1` (torch.rand).")
 
-st.subheader(f"The context vector of {query_name}")
+st.subheader(f"The context vector of {ui.md_escape(query_name)}")
 scaled = "softmax(ω / √d_k)" if proj == "v1" else "softmax(ω)"
 st.markdown(
     f"Normalise the query's scores with {scaled} to get attention **weights** α (next screen), then "

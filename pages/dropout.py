@@ -1,3 +1,0 @@
-import streamlit as st
-st.title("dropout")
-st.info("Coming soon")

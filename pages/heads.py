@@ -1,3 +1,0 @@
-import streamlit as st
-st.title("heads")
-st.info("Coming soon")

@@ -1,3 +1,0 @@
-import streamlit as st
-st.title("mask")
-st.info("Coming soon")

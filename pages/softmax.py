@@ -1,3 +1,0 @@
-import streamlit as st
-st.title("softmax")
-st.info("Coming soon")

@@ -1,0 +1,85 @@
+"""AppTest: navigation, presets, URL state and bad URL values, on the home screen and across pages."""
+import re
+from pathlib import Path
+
+from conftest import open_screen, page_text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_home_renders_with_the_pipeline_and_the_sidebar():
+    at = open_screen()
+    assert "The problem attention solves" in page_text(at)
+    assert at.selectbox(key="preset").value == "book"
+    assert at.radio(key="input").value == "book"
+
+
+def test_navigation_has_the_five_stages_in_order_with_their_url_paths():
+    source = (ROOT / "app.py").read_text()
+    assert re.findall(r'url_path="(\w+)"', source) == ["scores", "softmax", "mask", "dropout", "heads"]
+
+
+def test_no_page_file_is_named_like_a_url_path():
+    # Until app.py has run once, Streamlit serves pages/<name>.py at /<name> by itself (its older
+    # multipage mode), without app.py's sidebar: a shared link opened first on a fresh server broke.
+    stems = {p.stem for p in (ROOT / "pages").glob("*.py")}
+    assert not stems & {"scores", "softmax", "mask", "dropout", "heads"}
+
+
+def test_gpt2_small_preset_sets_exercise_3_3_sizes():
+    at = open_screen(preset="gpt2-small")
+    state = at.session_state
+    assert (state["keep:tokens"], state["keep:d_in"], state["keep:d_out"], state["keep:heads"]) == (1024, 768, 768, 12)
+    assert state["keep:input"] == "random"
+
+
+def test_changing_a_shared_control_leaves_the_preset():
+    # The URL itself is checked in the browser tests: AppTest reruns only the page script
+    # under st.navigation, so app.py's sync_url() does not run again here.
+    at = open_screen()
+    at.slider(key="d_out").set_value(4).run()
+    assert at.session_state["keep:d_out"] == 4
+    assert at.session_state["keep:preset"] == "custom"
+
+
+def test_url_params_hold_only_what_differs_from_the_preset():
+    from attention_core.presets import PARAMS, PRESETS, url_params
+    book = {name: spec.default for name, spec in PARAMS.items()}
+    assert url_params(book) == {}
+    assert url_params(book | {"preset": "custom", "d_out": 4, "scale": False}) == {
+        "preset": "custom", "d_out": "4", "scale": "0"}
+    gpt2 = book | PRESETS["gpt2-small"] | {"preset": "gpt2-small"}
+    assert url_params(gpt2) == {"preset": "gpt2-small"}
+    assert url_params(gpt2 | {"tokens": 256}) == {"preset": "gpt2-small", "tokens": "256"}
+
+
+def test_url_values_override_the_preset():
+    at = open_screen(preset="gpt2-small", tokens="128")
+    assert at.session_state["keep:tokens"] == 128
+    assert at.session_state["keep:d_in"] == 768
+
+
+def test_bad_url_values_fall_back_to_defaults_with_notes():
+    at = open_screen(tokens="abc", d_out="-3", preset="gpt5", dropout="nan", bogus="1")
+    notes = " ".join(w.value for w in at.warning)
+    for name in ("tokens", "d_out", "preset", "dropout", "bogus"):
+        assert f"`{name}" in notes, name
+    assert at.session_state["keep:d_out"] == 2 and at.session_state["keep:preset"] == "book"
+
+
+def test_a_sentence_from_the_url_becomes_the_tokens():
+    at = open_screen("scores", input="sentence", text="the cat sat on the mat")
+    text = page_text(at)
+    assert "2 cat" in text and "5 the" in text
+
+
+def test_html_in_a_sentence_is_shown_as_text():
+    at = open_screen("scores", input="sentence", text="<script>alert(1)</script> <b>bold</b>")
+    assert not at.exception
+    assert "<" in page_text(at)  # the tokens appear literally, in tables and axis labels
+
+
+def test_empty_sentence_shows_a_note_and_the_books_sentence():
+    at = open_screen("scores", input="sentence", text="   ")
+    assert any("no words" in w.value for w in at.warning)
+    assert "2 journey" in page_text(at)

@@ -1,0 +1,103 @@
+"""AppTest: the dropout screen shows the book's dropped weights, reacts to every control, survives extremes."""
+import json
+import re
+import time
+
+from conftest import chart_specs, open_screen, page_text
+
+BOOK_DROPPED = ["2.0000", "0.7599", "0.6194", "0.6206", "0.4921", "0.4925", "0.3966", "0.3775", "0.3327"]
+
+
+def _no_nan_or_inf(at) -> None:
+    everything = page_text(at) + json.dumps(chart_specs(at))
+    assert not re.search(r"\bnan\b|\binf\b|infinity", everything, re.IGNORECASE)
+
+
+def test_book_preset_shows_the_books_dropped_weights_and_factor():
+    at = open_screen("dropout")
+    text = page_text(at)
+    # torch.manual_seed(123); nn.Dropout(0.5)(attn_weights) on SelfAttention_v2's causal weights (seed 789)
+    for number in BOOK_DROPPED:
+        assert number in text, number
+    assert "× 2.0000" in text
+    assert "0.5517 \\times 0 / 0.5 = 0.0000" in text  # the default cell (2, 1) was dropped
+    assert "shape `(6, 6)`" in text and "shape `(6, 2)`" in text
+
+
+def test_selected_cell_arithmetic_is_computed():
+    at = open_screen("dropout", query=3, key=1)
+    assert "0.3800 \\times 1 / 0.5 = 0.7599" in page_text(at)
+
+
+def test_every_control_changes_the_screen():
+    at = open_screen("dropout")
+    before = (page_text(at), chart_specs(at))
+    for change in (lambda: at.slider(key="dropout").set_value(0.2),
+                   lambda: at.number_input(key="dropout_seed").set_value(7),
+                   lambda: at.select_slider(key="query").set_value(4),
+                   lambda: at.select_slider(key="key").set_value(3),
+                   lambda: at.toggle(key="train").set_value(False)):
+        change().run()
+        assert not at.exception, [e.value for e in at.exception]
+        after = (page_text(at), chart_specs(at))
+        assert after != before
+        before = after
+
+
+def test_p_one_drops_everything_without_nan():
+    at = open_screen("dropout", dropout=1)
+    text = page_text(at)
+    assert "all weights dropped: the context vectors are all zero" in text
+    assert "none: all dropped" in text
+    _no_nan_or_inf(at)
+
+
+def test_p_zero_leaves_the_weights_unchanged():
+    at = open_screen("dropout", dropout=0)
+    text = page_text(at)
+    assert "p = 0: nothing is dropped" in text and "× 1.0000" in text
+    weights, keep, dropped = (f.value for f in at.dataframe[-3:])
+    assert weights.equals(dropped) and (keep.to_numpy() == 1).all()
+    _no_nan_or_inf(at)
+
+
+def test_eval_mode_is_the_identity():
+    at = open_screen("dropout", train=0)
+    text = page_text(at)
+    assert "dropout is the identity" in text and "only active in training" in text
+    assert "× 1 (dropout off)" in text
+    weights, _, dropped = (f.value for f in at.dataframe[-3:])
+    assert weights.equals(dropped)
+
+
+def test_convergence_chart_is_present():
+    at = open_screen("dropout")
+    titles = [s.get("title") for s in chart_specs(at)]
+    assert "average of N dropout draws vs the weights" in titles
+    spec = next(s for s in chart_specs(at) if s.get("title") == "average of N dropout draws vs the weights")
+    assert spec["encoding"]["x"]["field"] == "draws" and spec["encoding"]["x"]["scale"]["type"] == "log"
+    assert "average of 1024 draws has row sums" in page_text(at)
+
+
+def test_gpt2_small_renders_in_time_and_limits_the_average():
+    start = time.perf_counter()
+    at = open_screen("dropout", preset="gpt2-small")
+    assert time.perf_counter() - start < 30
+    text = page_text(at)
+    assert "× 1.1111" in text  # p = 0.1
+    assert "first 64 queries (of 1024" in text
+    assert "shape `(1024, 1024)`; showing the first 64 × 64" in text
+
+
+def test_one_token_renders():
+    at = open_screen("dropout", input="random", tokens=1)
+    assert "shape `(1, 1)`" in page_text(at)
+    _no_nan_or_inf(at)
+
+
+def test_bad_dropout_in_url_shows_a_note_and_renders():
+    for raw, why in (("nan", "not a finite number"), ("2", "outside 0 to 1")):
+        at = open_screen("dropout", dropout=raw)
+        assert any("`dropout=" in w.value and why in w.value for w in at.warning), raw
+        assert at.slider(key="dropout").value == 0.5
+        assert "× 2.0000" in page_text(at)

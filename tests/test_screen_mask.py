@@ -1,0 +1,103 @@
+"""AppTest: the causal-mask screen shows the book's numbers, both variants, the pitfalls, and scales."""
+import time
+
+from conftest import chart_specs, open_screen, page_text
+
+
+def _frame(at, name):
+    """The dataframe printed right after the markdown header naming `name` (ui.table's layout)."""
+    headers = [m.value for m in at.markdown if m.value.startswith(f"**`{name}`**")]
+    assert headers, name
+    names = [m.value for m in at.markdown if m.value.startswith("**`")]
+    return at.dataframe[names.index(headers[0])].value
+
+
+def test_book_preset_shows_the_books_numbers():
+    at = open_screen("mask")
+    text = page_text(at)
+    # masked scores row 2 and the causal weights of section 3.5.1 (seed 789)
+    for number in ("0.4656", "0.1723", "-inf", "0.5517", "0.4483", "0.3800", "0.3097", "0.3103",
+                   "0.2758", "0.2460", "0.2462", "0.2319", "0.2175", "0.1983", "0.1984", "0.1888",
+                   "0.1971", "0.1935", "0.1663", "0.1666", "0.1542", "0.1529", "1.0000"):
+        assert number in text, number
+    latex = "\n".join(e.value for e in at.latex)
+    assert r"\alpha_{2,1} = \frac{e^{0.4656/\sqrt{2}}}{e^{0.4656/\sqrt{2}} + e^{0.1723/\sqrt{2}}" in latex
+    assert r"e^{-\infty}" in latex and r"= \frac{1.3899}{1.3899 + 1.1295 + \underbrace{0 + \dots + 0}" in latex
+    assert r"= \frac{1.3899}{2.5195} = 0.5517" in latex
+    assert r"\frac{0.2041}{0.2041 + 0.1659} = 0.5517" in latex  # variant 1, renormalised
+    assert "(6, 6)" in text  # buffer and slice shapes
+
+
+def test_both_variants_agree_and_the_difference_is_shown():
+    at = open_screen("mask")
+    metric = next(m for m in at.metric if "variant 1" in m.label)
+    assert float(metric.value) < 1e-6
+    assert "< 1e-6" in page_text(at)
+
+
+def test_unrenormalised_rows_sum_to_less_than_one():
+    at = open_screen("mask")
+    sums = _frame(at, "masked_simple.sum(dim=-1)").iloc[0].tolist()
+    assert [f"{s:.4f}" for s in sums] == ["0.1921", "0.3700", "0.5357", "0.6775", "0.8415", "1.0000"]
+    assert all(s < 1 for s in sums[:-1])
+    assert "sum to 0.3700 instead of 1" in page_text(at)
+
+
+def test_leak_section_names_the_future_tokens():
+    at = open_screen("mask")
+    leak = next(m.value for m in at.markdown if "future leaks" in m.value)
+    for token, weight in (("starts", "0.1662"), ("with", "0.1496"), ("one", "0.1665"), ("step", "0.1477")):
+        assert f"“{token}” {weight}" in leak
+    assert "“Your”" not in leak and "63.0%" in leak
+    at.select_slider(key="query").set_value(6).run()  # the last token has no future
+    assert not at.exception
+    assert any("nothing lies in its future" in m.value for m in at.markdown)
+
+
+def test_larger_context_length_gives_identical_weights():
+    at = open_screen("mask")
+    before = _frame(at, "attn_weights")
+    at.slider(key="context_length").set_value(40).run()
+    assert not at.exception
+    text = page_text(at)
+    assert "(40, 40)" in text and "mask[:6, :6]" in text and "Identical weights" in text
+    assert _frame(at, "attn_weights").equals(before)
+    assert any(m.value == "0" for m in at.metric)  # max |difference| to context_length = 6
+
+
+def test_every_control_changes_the_screen():
+    at = open_screen("mask")
+    before = (page_text(at), chart_specs(at))
+    for change in (lambda: at.select_slider(key="query").set_value(4),
+                   lambda: at.select_slider(key="key").set_value(3),
+                   lambda: at.slider(key="context_length").set_value(100)):
+        change().run()
+        assert not at.exception
+        after = (page_text(at), chart_specs(at))
+        assert after != before
+        before = after
+
+
+def test_gpt2_small_renders_quickly():
+    start = time.perf_counter()
+    at = open_screen("mask", preset="gpt2-small")
+    assert time.perf_counter() - start < 20
+    text = page_text(at)
+    assert "(1024, 1024)" in text and "showing the first 64 × 64" in text
+    assert len(at.get("image")) >= 4  # 1024 x 1024 heatmaps as images
+
+
+def test_one_token_renders():
+    at = open_screen("mask", input="sentence", text="Hello")
+    text = page_text(at)
+    assert r"\alpha_{1,1}" in text and "= 1.0000" in text
+    assert "nothing lies in its future" in text
+
+
+def test_bad_context_length_in_url_shows_a_note_and_renders():
+    at = open_screen("mask", context_length="-5")  # outside the parameter's range
+    assert any("context_length='-5'" in w.value for w in at.warning)
+    assert at.slider(key="context_length").value == 6 and "0.5517" in page_text(at)
+    at = open_screen("mask", context_length="3")  # a valid number, but shorter than the input
+    assert any("context_length 3 is shorter than the 6 tokens" in w.value for w in at.warning)
+    assert at.slider(key="context_length").value == 6

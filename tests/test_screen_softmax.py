@@ -1,0 +1,122 @@
+"""AppTest: the softmax / sqrt(d_k) screen shows the book's numbers and reacts to every control."""
+from conftest import chart_specs, open_screen, page_text
+
+
+def table_row(at, index_label: str) -> list[str]:
+    """One row of the first table that has this row label, as 4-decimal strings."""
+    for frame in at.dataframe:
+        if index_label in frame.value.index:
+            return [f"{v:.4f}" for v in frame.value.loc[index_label]]
+    raise AssertionError(f"no table with a row {index_label!r}")
+
+
+def formula(at) -> str:
+    """The selected cell's softmax formula, without the $$ fences."""
+    return at.latex[0].value.strip("$\n")
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.get("metric")}
+
+
+def test_book_preset_shows_the_books_normalisations():
+    at = open_screen("softmax")
+    text = page_text(at)
+    assert "0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865" in text  # omega_2 = x2 . x_j (3.3.1)
+    assert table_row(at, "divide by the sum") == ["0.1455", "0.2278", "0.2249", "0.1285", "0.1077", "0.1656"]
+    book_softmax = ["0.1385", "0.2379", "0.2333", "0.1240", "0.1082", "0.1581"]
+    assert table_row(at, "naive exp / sum") == book_softmax
+    assert table_row(at, "torch.softmax") == book_softmax
+    sums = metrics(at)
+    names = ("divide by the sum", "naive exp / sum", "torch.softmax")
+    assert [sums[f"row sum · {n}"] for n in names] == ["1.0000"] * 3
+
+
+def test_book_preset_shows_scaled_weights_and_the_pitfall():
+    at = open_screen("softmax")
+    text = page_text(at)
+    assert "0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820" in text  # softmax(omega_2 / sqrt(2)), seed 123
+    assert "0.1623, 0.1877, 0.1858, 0.1547, 0.1358, 0.1738" in text  # the notes' `/ d_k*0.5` bug
+    latex = formula(at)
+    assert r"\sqrt{2}" in latex and latex.endswith("= 0.1500")  # alpha_21
+    assert table_row(at, "2 journey")[:2] == ["0.9544", "1.4950"]  # x . x scores table
+    code = "\n".join(c.value for c in at.code)
+    for name in ("def normalize_by_sum", "def softmax_naive", "def softmax", "def scale_scores", "def entropy"):
+        assert name in code
+
+
+def test_scale_toggle_changes_the_weights():
+    at = open_screen("softmax")
+    before = (page_text(at), chart_specs(at))
+    at.toggle(key="scale").set_value(False).run()
+    assert not at.exception
+    assert (page_text(at), chart_specs(at)) != before
+    latex = formula(at)
+    assert r"\sqrt" not in latex and latex.endswith("= 0.1401")  # softmax(omega_21) without scaling
+    assert any("unscaled" in json_title for json_title in map(str, chart_specs(at)))
+
+
+def test_key_picker_changes_the_formula():
+    at = open_screen("softmax")
+    at.select_slider(key="key").set_value(2).run()
+    assert not at.exception
+    assert formula(at).startswith(r"\alpha_{2,2}") and formula(at).endswith("= 0.2264")
+
+
+def test_query_picker_changes_the_screen():
+    at = open_screen("softmax")
+    before = (page_text(at), chart_specs(at))
+    at.select_slider(key="query").set_value(4).run()
+    assert not at.exception
+    text = page_text(at)
+    assert (text, chart_specs(at)) != before
+    assert "0.4753, 0.8434, 0.8296, 0.4937, 0.3474, 0.6565" in text  # omega_4, x4 . x_j
+    assert formula(at).startswith(r"\alpha_{4,1}")
+
+
+def test_d_k_slider_changes_the_metrics():
+    at = open_screen("softmax")
+    before, specs = metrics(at), chart_specs(at)
+    at.select_slider(key="d_k").set_value(1024).run()
+    assert not at.exception
+    after = metrics(at)
+    assert after != before and chart_specs(at) != specs
+    assert "At **d_k = 1024**:" in page_text(at)
+    # unscaled softmax gets sharper with d_k: the largest weight grows, the entropy falls
+    assert float(after["largest weight, ω (unscaled)"]) > float(before["largest weight, ω (unscaled)"])
+    assert float(after["entropy, ω (unscaled)"]) < float(before["entropy, ω (unscaled)"])
+
+
+def test_overflow_shows_nan_for_naive_and_finite_for_torch():
+    text = page_text(open_screen("softmax"))
+    assert "`torch.exp`: `inf, inf, inf`" in text
+    assert "`softmax_naive`: `nan, nan, nan`" in text
+    assert "`torch.softmax`: `0.6652, 0.2447, 0.0900`" in text  # softmax([1000, 999, 998]) is fine
+    assert "`softmax_naive`: `nan, nan, nan, 0.0000, 0.0000, nan`" in text  # omega_2 x 100
+    assert "expected" in text
+
+
+def test_gpt2_small_preset_renders():
+    at = open_screen("softmax", preset="gpt2-small")
+    text = page_text(at)
+    assert "shape `(1024, 1024)`; showing the first 64 × 64" in text
+    assert "d_k = 768" in text
+    assert len(at.get("image")) >= 1  # 1024 x 1024 weights drawn as an image
+    assert "subtracts the row maximum" in text  # unscaled-size scores need the shifted formula
+
+
+def test_one_token_renders():
+    at = open_screen("softmax", input="random", tokens=1)
+    assert formula(at).endswith("= 1.0000")
+    assert "1/1 = 1.0000" in page_text(at)
+
+
+def test_bad_d_k_and_scale_in_url_show_notes_and_render():
+    for name, raw in (("d_k", "abc"), ("scale", "maybe")):
+        at = open_screen("softmax", **{name: raw})
+        assert any(f"{name}={raw!r}" in w.value for w in at.warning), name
+        assert at.select_slider(key="d_k").value == 64 and at.toggle(key="scale").value is True
+        assert formula(at).endswith("= 0.1500")
+    at = open_screen("softmax", d_k="100")  # a whole number, but not a power of two
+    assert any("d_k = 100 is not a power of two" in w.value for w in at.warning)
+    assert at.select_slider(key="d_k").value == 64
