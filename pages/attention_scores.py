@@ -52,7 +52,7 @@ st.markdown(
 )
 ui.show_row(weights[q], settings, f"weights α of query {query_name}", "weights", highlight=k)
 st.latex(rf"z^{{({q + 1})}} = " + " + ".join(
-    rf"{ui.short(float(a))}\, {'v' if proj == 'v1' else 'x'}^{{({i + 1})}}" for i, a in enumerate(weights[q][:6]))
+    rf"{float(a):.4f}\, {'v' if proj == 'v1' else 'x'}^{{({i + 1})}}" for i, a in enumerate(weights[q][:6]))
     + (r" + \dots" if weights.shape[1] > 6 else "")
     + r" = [" + r",\ ".join(ui.short(float(v)) for v in record["context_vec"][q][:6])
     + (r",\ \dots" if record["context_vec"].shape[1] > 6 else "") + "]")
