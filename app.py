@@ -21,6 +21,12 @@ STAGES = [
 page = st.navigation({
     "Start": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
     "Chapter 3, stage by stage": STAGES,
+    "Going further": [
+        st.Page("pages/scaling_experiments.py", title="Why √d_k: experiments", url_path="why-scaling",
+                icon=":material/science:"),
+        st.Page("pages/attention_efficiency.py", title="Efficiency: fused attention", url_path="efficiency",
+                icon=":material/speed:"),
+    ],
 })
 st.session_state["settings"] = ui.sidebar()
 page.run()

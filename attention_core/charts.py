@@ -5,6 +5,7 @@ thing everywhere: weights (0..1) are sequential blues, scores diverge around 0 (
 blue below), masks and dropout keep-masks are two-tone.
 """
 import math
+import warnings
 
 import altair as alt
 import numpy as np
@@ -52,11 +53,11 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
 
 def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
             selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
-            size: int = 360) -> alt.Chart:
+            size: int = 360, clickable: bool = False) -> alt.Chart:
     """A matrix as coloured cells with a legend and tooltips; values printed when small.
 
     kind: "weights", "scores" or "mask" (picks the colour scale). The selected query row and the
-    selected cell get an outline.
+    selected cell get an outline. clickable: a click selects a cell (selection "cell", fields i, j).
     """
     frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
     rows, cols = np.asarray(matrix).shape
@@ -68,6 +69,8 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
         color=alt.Color("value:Q", scale=SCALES.get(kind, SCALES["scores"]), title=kind),
         tooltip=[alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("text:N", title="value")],
     )
+    if clickable:
+        rect = rect.add_params(alt.selection_point(name="cell", fields=["i", "j"], on="click"))
     layers = [rect]
     if rows <= CELL_TEXT_MAX and cols <= CELL_TEXT_MAX:
         layers.append(base.mark_text(fontSize=13 if cols <= 8 else 10).encode(
@@ -131,6 +134,56 @@ def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
     ).properties(title=title, height=300)
 
 
+def overview_factor(size: int, max_pixels: int = 256) -> int:
+    """How many cells one pixel of the overview image covers along each axis (1 up to 256)."""
+    return max(1, -(-size // max_pixels))
+
+
+def block_reduce(matrix, factor: int, how: str = "max") -> np.ndarray:
+    """Aggregate factor x factor blocks of cells into one: "max" (keeps peaks), "mean" or "sum".
+
+    Edges that do not fill a whole block are reduced over the cells they have. Infinite cells
+    (masked scores) are ignored; a block with no finite cell becomes nan (drawn grey).
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    rows, cols = values.shape
+    if factor == 1:
+        return values
+    padded = np.full((-(-rows // factor) * factor, -(-cols // factor) * factor), np.nan)
+    padded[:rows, :cols] = np.where(np.isfinite(values), values, np.nan)
+    blocks = padded.reshape(padded.shape[0] // factor, factor, padded.shape[1] // factor, factor)
+    reducer = {"max": np.nanmax, "mean": np.nanmean, "sum": np.nansum}[how]
+    with warnings.catch_warnings():  # all-nan blocks are expected (fully masked)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        reduced = reducer(blocks, axis=(1, 3))
+    if how == "sum":  # nansum of an all-nan block is 0; keep it missing like the others
+        reduced[np.isnan(blocks).all(axis=(1, 3))] = np.nan
+    return reduced
+
+
+def window(matrix, row_start: int, col_start: int, size: int) -> np.ndarray:
+    """The exact values of a size x size region (clipped at the matrix's edges)."""
+    values = np.asarray(matrix)
+    return values[row_start: row_start + size, col_start: col_start + size]
+
+
+def colour_range(matrix, kind: str) -> tuple[float, float]:
+    """The values at the two ends of the colour bar, as the heatmaps use them."""
+    if kind in ("weights", "mask"):
+        return 0.0, 1.0
+    values = np.asarray(matrix, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    spread = float(np.abs(finite).max()) if finite.size else 1.0
+    return -spread, spread
+
+
+def colour_bar(kind: str, width: int = 256, height: int = 14) -> np.ndarray:
+    """A horizontal legend strip (RGB) with the same colours as matrix_image."""
+    ramp = np.linspace(0, 1, width)
+    values = ramp if kind != "scores" else ramp * 2 - 1
+    return matrix_image(np.tile(values, (height, 1)), kind if kind != "scores" else "scores_unit")
+
+
 _BLUES = np.array([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]], float)
 _REDBLUE = np.array([[5, 48, 97], [67, 147, 195], [247, 247, 247], [214, 96, 77], [103, 0, 31]], float)
 
@@ -143,8 +196,8 @@ def matrix_image(matrix, kind: str = "weights", cell_px: int = 1) -> np.ndarray:
     """
     values = np.asarray(matrix, dtype=np.float64)
     finite = np.isfinite(values)
-    if kind == "scores":
-        spread = np.abs(values[finite]).max() if finite.any() else 1.0
+    if kind in ("scores", "scores_unit"):
+        spread = 1.0 if kind == "scores_unit" else (np.abs(values[finite]).max() if finite.any() else 1.0)
         t = (values / (spread or 1.0) + 1) / 2
         palette = _REDBLUE
     else:

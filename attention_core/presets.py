@@ -38,6 +38,10 @@ PARAMS = {
     "dropout_seed": Param(int, 123, 0, 2**31 - 1),
     "train": Param(bool, True),
     "heads": Param(int, 2, 1, MAX_D_IN),
+    # Zoom into a large matrix: rows and keys from (1-based), 32 to 64 cells wide.
+    "window": Param(int, 1, 1, MAX_TOKENS),
+    "window_key": Param(int, 1, 1, MAX_TOKENS),
+    "window_size": Param(int, 48, 32, 64),
 }
 
 # The controls a preset sets. Page-local choices (query, dropout, ...) that a preset does not name

@@ -63,7 +63,8 @@ left, right = st.columns([3, 2])
 with left:
     after, mask_tab, before = st.tabs(["After dropout", "Keep mask", "Before: attn_weights"])
     with after:
-        ui.show_matrix(dropped, settings, "weights", "after dropout", selected_row=q, selected_cell=(q, k))
+        ui.show_matrix(dropped, settings, "weights", "after dropout", selected_row=q, selected_cell=(q, k),
+                       zoom=True, clickable=True)
     with mask_tab:
         ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
     with before:

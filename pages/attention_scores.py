@@ -29,7 +29,8 @@ query_name = settings.labels[q]
 
 left, right = st.columns([3, 2])
 with left:
-    ui.show_matrix(scores, settings, "scores", "attention scores ω", selected_row=q, selected_cell=(q, k))
+    ui.show_matrix(scores, settings, "scores", "attention scores ω", selected_row=q, selected_cell=(q, k),
+                   zoom=True, clickable=True)
 with right:
     ui.show_row(scores[q], settings, f"scores of query {query_name}", "scores", highlight=k)
 

@@ -76,7 +76,7 @@ with c1:
     ui.show_matrix(raw, settings, "scores", "masked_scores: −∞ where the mask is 1", selected_row=q)
 with c2:
     ui.show_matrix(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)",
-                   selected_row=q, selected_cell=(q, k))
+                   selected_row=q, selected_cell=(q, k), zoom=True, clickable=True)
 ui.show_row(weights[q], settings, f"causal weights of query {labels[q]}", "weights", highlight=k)
 
 

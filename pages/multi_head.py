@@ -52,8 +52,10 @@ else:
     for start in range(0, shown, per_row):
         for col, i in zip(st.columns(per_row), range(start, min(start + per_row, shown))):
             with col:
-                ui.show_matrix(mha["attn_weights"][0, i], settings, "weights", f"head {i + 1}", selected_row=q)
+                ui.show_matrix(mha["attn_weights"][0, i], settings, "weights", f"head {i + 1}", selected_row=q,
+                               legend=i == 0)
     if T > 64:
+        ui.zoom_view(mha["attn_weights"][0, 0], settings, "weights", "head 1")
         st.caption(f"Mostly pale because these untrained heads spread their weight almost evenly: the last row of "
                    f"head 1 gives its largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even "
                    f"spread over {T} tokens would give {1 / T:.4f}. Only the first rows (top left) have few tokens "

@@ -75,7 +75,8 @@ weights = record["attn_weights"] if scale else stages.softmax(scores)
 title = f"softmax(ω / √{d_k})" if scale else "softmax(ω), unscaled"
 left, right = st.columns([3, 2])
 with left:
-    ui.show_matrix(weights, settings, "weights", title, selected_row=q, selected_cell=(q, k))
+    ui.show_matrix(weights, settings, "weights", title, selected_row=q, selected_cell=(q, k),
+                   zoom=True, clickable=True)
 with right:
     ui.show_row(weights[q], settings, f"weights α of query {query_name}", "weights", highlight=k)
 

@@ -11,7 +11,8 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 # URL path -> file in pages/ (they differ on purpose, see app.py).
 SCREEN_FILES = {"home": "home", "scores": "attention_scores", "softmax": "softmax_scaling",
-                "mask": "causal_mask", "dropout": "attention_dropout", "heads": "multi_head"}
+                "mask": "causal_mask", "dropout": "attention_dropout", "heads": "multi_head",
+                "why-scaling": "scaling_experiments", "efficiency": "attention_efficiency"}
 
 
 def open_screen(page: str | None = None, **params) -> AppTest:
@@ -33,6 +34,13 @@ def open_screen(page: str | None = None, **params) -> AppTest:
 
 def chart_specs(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def chart_frames(at: AppTest) -> list[tuple[dict, list]]:
+    """Each Vega-Lite chart's spec with its data (Streamlit ships the data as Arrow datasets)."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+    return [(json.loads(c.proto.spec), [convert_arrow_bytes_to_pandas_df(d.data.data) for d in c.proto.datasets])
+            for c in at.get("vega_lite_chart")]
 
 
 def page_text(at: AppTest) -> str:

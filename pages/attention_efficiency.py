@@ -1,0 +1,7 @@
+"""Placeholder."""
+import streamlit as st
+
+from attention_core import ui
+
+settings = ui.current()
+st.title("attention_efficiency")
