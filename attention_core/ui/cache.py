@@ -1,0 +1,77 @@
+"""Cached calls into attention_core, keyed on plain values (Streamlit cannot hash tensors).
+
+cache_resource shares one copy between all visitors: never mutate what these return. Every
+cache has max_entries, so memory stays bounded however many settings a class tries.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core import lesson
+from attention_core.ui.state import value
+
+if TYPE_CHECKING:  # sidebar.py imports this module
+    from attention_core.ui.sidebar import Settings
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_inputs(kind, text, positions, num_tokens, d_in, seed):
+    return lesson.make_inputs(kind, text, positions, num_tokens, d_in, seed)
+
+
+def _x_key():
+    """The plain values that determine the inputs: what the caches below are keyed on."""
+    return (value("input"), value("text"), value("positions"), value("tokens"), value("d_in"), value("seed"))
+
+
+@st.cache_resource(max_entries=16, show_spinner="Computing…")
+def _projection(x_key, which, d_out, seed, device):
+    return lesson.projection_trace(cached_inputs(*x_key).x, which, d_out, seed, device)
+
+
+def projection(settings: Settings, which: str, stage: str):
+    """(record, device_used, note) for the unmasked single-head attention of a stage."""
+    return _projection(_x_key(), which, settings.d_out, settings.seed_for(stage), settings.device)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Computing…")
+def _causal(x_key, d_out, seed, context_length, device):
+    return lesson.causal_trace(cached_inputs(*x_key).x, d_out, seed, context_length, device)
+
+
+def causal(settings: Settings, stage: str, context_length: int):
+    """(record, device_used, note): CausalAttention's trace and both masking variants."""
+    return _causal(_x_key(), settings.d_out, settings.seed_for(stage), context_length, settings.device)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Computing the heads…")
+def _heads(x_key, d_out, num_heads, seed, context_length, device):
+    return lesson.heads_trace(cached_inputs(*x_key).x, d_out, num_heads, seed, context_length, device)
+
+
+def heads(settings: Settings, num_heads: int, context_length: int):
+    return _heads(_x_key(), settings.d_out, num_heads, settings.seed_for("heads"),
+                  context_length, settings.device)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def softmax_sharpness(d_k_values: tuple[int, ...], num_tokens: int, seed: int) -> pd.DataFrame:
+    """lesson.softmax_sharpness, scaled and unscaled, as one long table for a line chart."""
+    frames = []
+    for scaled in (True, False):
+        largest, entropy = lesson.softmax_sharpness(list(d_k_values), num_tokens, seed, scaled)
+        frames.append(pd.DataFrame({"d_k": list(d_k_values), "largest weight": largest, "entropy (nats)": entropy,
+                                    "scores": "ω / √d_k" if scaled else "ω (unscaled)"}))
+    return pd.concat(frames, ignore_index=True)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={torch.Tensor: lambda t: t.numpy().tobytes()})
+def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: tuple[int, ...], first_seed: int):
+    """lesson.dropout_convergence as a table for a line chart, plus the row sums of the last mean."""
+    differences, mean_sums = lesson.dropout_convergence(attn_weights, p, list(draws), first_seed)
+    frame = pd.DataFrame({"draws": list(draws), "difference": differences, "measure": "max |mean − weights|"})
+    return frame, mean_sums

@@ -1,0 +1,126 @@
+"""Showing tensors: heatmaps that stay quick at any size, bars, tables, code, the device badge."""
+import functools
+import inspect
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core import charts
+from attention_core.device import describe
+from attention_core.ui.sidebar import Settings
+from attention_core.ui.state import _set, clamp, control, note, sync_url
+
+TABLE_MAX = 64  # tables show at most 64 x 64 cells
+
+
+def device_badge(device_used: str, device_note: str | None = None) -> None:
+    """Where the numbers on this screen were computed."""
+    st.badge(f"Computed on {describe(device_used)}", icon=":material/memory:",
+             color="green" if device_used != "cpu" else "gray")
+    if device_note:
+        note(device_note)
+
+
+def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
+                selected_row: int | None = None, selected_cell=None, row_labels=None, col_labels=None,
+                zoom: bool = False, clickable: bool = False, legend: bool = True):
+    """A heatmap that stays quick at every size.
+
+    Up to 64 tokens: one Altair cell per value, tooltips, and (clickable) a click picks the query
+    and key. Above: an image of block maxima (block means for scores) with a colour bar, and
+    (zoom, once per screen) a 32-64 token window of exact values.
+    """
+    values = np.asarray(torch.as_tensor(matrix).detach().float().cpu())
+    rows = row_labels or settings.labels[: values.shape[0]]
+    cols = col_labels or settings.labels[: values.shape[1]]
+    if max(values.shape) <= charts.ALTAIR_MAX:
+        chart = charts.heatmap(values, rows, cols, kind, title, selected_row, selected_cell, clickable=clickable)
+        if clickable:
+            key = f"click:{title}"
+            st.altair_chart(chart, width="content", key=key, on_select=functools.partial(_pick_cell, key),
+                            selection_mode="cell")
+        else:
+            st.altair_chart(chart, width="content")
+        return
+    factor = charts.overview_factor(max(values.shape))
+    how = "mean" if kind == "scores" else "max"
+    reduced = charts.block_reduce(values, factor, how)
+    blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
+              else "one pixel per cell")
+    st.image(charts.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape))),
+             caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
+                     f"grey = masked (−∞).")
+    if legend:
+        low, high = charts.colour_range(values, kind)
+        st.image(charts.colour_bar(kind), caption=f"colour scale: {low:.4f} … {high:.4f}", width=256)
+    if zoom:
+        _zoom(values, rows, cols, kind, title)
+
+
+def zoom_view(matrix, settings: Settings, kind: str = "weights", title: str = "") -> None:
+    """Only the zoom window of a large matrix (when its overview is drawn elsewhere)."""
+    values = np.asarray(torch.as_tensor(matrix).detach().float().cpu())
+    if max(values.shape) > charts.ALTAIR_MAX:
+        _zoom(values, settings.labels[: values.shape[0]], settings.labels[: values.shape[1]], kind, title)
+
+
+def _pick_cell(chart_key: str) -> None:
+    """A click on a heatmap cell selects that query and key (runs before the rerun)."""
+    picked = st.session_state[chart_key].selection.get("cell") or []
+    if picked:
+        _set("query", int(picked[0]["i"]) + 1)
+        _set("key", int(picked[0]["j"]) + 1)
+
+
+@st.fragment
+def _zoom(values: np.ndarray, rows, cols, kind: str, title: str) -> None:
+    """A window of exact values; moving it reruns only this fragment."""
+    n_rows, n_cols = values.shape
+    size = control(st.select_slider, "Zoom: window size", "window_size", options=[32, 40, 48, 56, 64])
+    left, right = st.columns(2)
+    with left:
+        clamp("window", low=1, high=n_rows - size + 1)
+        r0 = control(st.slider, "Zoom: queries from", "window", min_value=1, max_value=n_rows - size + 1)
+    with right:
+        clamp("window_key", low=1, high=n_cols - size + 1)
+        c0 = control(st.slider, "Zoom: keys from", "window_key", min_value=1, max_value=n_cols - size + 1)
+    part = charts.window(values, r0 - 1, c0 - 1, size)
+    st.altair_chart(charts.heatmap(part, rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size], kind,
+                                   f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}"),
+                    width="content")
+    sync_url()  # a fragment rerun skips app.py, which otherwise keeps the URL up to date
+
+
+def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None):
+    values = np.asarray(torch.as_tensor(values).detach().float().cpu())
+    if len(values) > charts.ALTAIR_MAX:
+        st.caption(f"{title}: {len(values)} values; the bar chart shows the first {charts.ALTAIR_MAX}.")
+        values = values[: charts.ALTAIR_MAX]
+    st.altair_chart(charts.row_bars(values, settings.labels[: len(values)], title, kind, highlight),
+                    width="stretch")
+
+
+def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
+    """A tensor as a table with its shape, 4 decimals; big ones cut to the first 64 x 64."""
+    t = torch.as_tensor(tensor).detach().float().cpu()
+    shape = tuple(t.shape)
+    while t.dim() > 2:
+        t = t[0]
+    if t.dim() == 1:
+        t = t.unsqueeze(0)
+    cut = t[:TABLE_MAX, :TABLE_MAX]
+    frame = pd.DataFrame(cut.numpy(), index=(row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]],
+                         columns=(col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]])
+    first = " (first item of the batch/head)" if len(shape) > 2 else ""
+    more = f"; showing the first {cut.shape[0]} × {cut.shape[1]}" if cut.shape != t.shape else ""
+    st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
+    st.dataframe(frame.style.format("{:.4f}"), width="content")
+
+
+def show_code(*objects, title: str = "The PyTorch code of this step") -> None:
+    """The exact source that computed what the screen shows (read with inspect, never retyped)."""
+    with st.expander(title, icon=":material/code:"):
+        for obj in objects:
+            st.code(obj if isinstance(obj, str) else inspect.getsource(obj), language="python")

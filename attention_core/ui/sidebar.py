@@ -1,0 +1,77 @@
+"""The shared sidebar (preset, input, sizes, seed, device) and the Settings every screen reads."""
+from dataclasses import dataclass
+
+import streamlit as st
+import torch
+
+from attention_core import charts
+from attention_core.device import DEVICE_CHOICES, pick_device
+from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
+from attention_core.presets import BOOK_SEEDS, PARAMS
+from attention_core.ui.cache import cached_inputs
+from attention_core.ui.state import _on_preset_change, control, init_state, note, value
+
+@dataclass
+class Settings:
+    preset: str
+    x: torch.Tensor  # (T, d_in) on the CPU
+    tokens: list[str]
+    labels: list[str]  # unique axis labels
+    d_out: int
+    seed: int
+    device: str
+    device_note: str | None
+    notes: list[str]  # what was wrong with the URL or the typed sentence, shown on every screen
+
+    def seed_for(self, stage: str) -> int:
+        """The book preset uses the book's seed for each stage; otherwise the chosen seed."""
+        return BOOK_SEEDS[stage] if self.preset == "book" else self.seed
+
+
+def sidebar() -> Settings:
+    init_state()
+    with st.sidebar:
+        control(st.selectbox, "Preset", "preset", options=list(PARAMS["preset"].choices),
+                format_func={"book": "Book example", "gpt2-small": "GPT-2 small (1024 tokens)",
+                             "custom": "Custom"}.get,
+                help="The book example shows the book's printed numbers on every screen.",
+                on_change=_on_preset_change)
+        kind = control(st.radio, "Input", "input", options=list(PARAMS["input"].choices),
+                       format_func={"book": "The book's six vectors", "sentence": "A sentence",
+                                    "random": "Random (size experiments)"}.get)
+        if kind == "sentence":
+            control(st.text_input, "Sentence", "text", max_chars=MAX_TEXT_CHARS,
+                    help=f"Split like the book's chapter 2 tokenizer; up to {MAX_SENTENCE_TOKENS} tokens.")
+            control(st.toggle, "Add positional embeddings", "positions")
+        if kind == "random":
+            control(st.slider, "Tokens", "tokens", min_value=1, max_value=PARAMS["tokens"].high)
+        if kind == "book":
+            st.caption("d_in = 3: each of the six tokens is a 3-d vector from the book.")
+        else:
+            control(st.slider, "d_in (embedding size)", "d_in", min_value=1, max_value=PARAMS["d_in"].high)
+        control(st.slider, "d_out (query/key/value size)", "d_out", min_value=1, max_value=PARAMS["d_out"].high)
+        control(st.number_input, "Seed", "seed", min_value=0, max_value=PARAMS["seed"].high, step=1)
+        if value("preset") == "book":
+            st.caption("Book preset: each screen uses the book's own seed (123, or 789 where the "
+                       "book reuses SelfAttention_v2's weights).")
+        control(st.selectbox, "Device", "device", options=DEVICE_CHOICES,
+                format_func=lambda d: "auto (GPU if present)" if d == "auto" else d)
+    inputs = cached_inputs(value("input"), value("text"), value("positions"), value("tokens"),
+                           value("d_in"), value("seed"))
+    device, device_note = pick_device(value("device"))
+    return Settings(preset=value("preset"), x=inputs.x, tokens=inputs.tokens,
+                    labels=charts.axis_labels(inputs.tokens), d_out=value("d_out"),
+                    seed=value("seed"), device=device, device_note=device_note,
+                    notes=st.session_state["url_notes"] + inputs.notes)
+
+
+def current() -> Settings:
+    """The settings app.py read from the sidebar in this run, with their notes shown on top."""
+    if "settings" not in st.session_state:
+        # app.py never ran in this session: Streamlit's older multipage mode served the page file
+        # directly (a fresh server and a path like /home). Build the sidebar here instead.
+        st.session_state["settings"] = sidebar()
+    settings = st.session_state["settings"]
+    for message in settings.notes:
+        note(message)
+    return settings
