@@ -28,6 +28,7 @@ page = st.navigation({
                 icon=":material/speed:"),
     ],
 })
+ui.new_run()
 st.session_state["settings"] = ui.sidebar()
 page.run()
 ui.sync_url()

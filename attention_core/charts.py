@@ -53,7 +53,7 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
 
 def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
             selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
-            size: int = 360, clickable: bool = False) -> alt.Chart:
+            size: int = 360, clickable: bool = False, font_scale: float = 1.0) -> alt.Chart:
     """A matrix as coloured cells with a legend and tooltips; values printed when small.
 
     kind: "weights", "scores" or "mask" (picks the colour scale). The selected query row and the
@@ -73,7 +73,7 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
         rect = rect.add_params(alt.selection_point(name="cell", fields=["i", "j"], on="click"))
     layers = [rect]
     if rows <= CELL_TEXT_MAX and cols <= CELL_TEXT_MAX:
-        layers.append(base.mark_text(fontSize=13 if cols <= 8 else 10).encode(
+        layers.append(base.mark_text(fontSize=(13 if cols <= 8 else 10) * font_scale).encode(
             text="text:N",
             color=alt.condition(alt.datum.value > _contrast_threshold(frame, kind),
                                 alt.value("white"), alt.value("black")),
@@ -88,7 +88,7 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
                       .encode(x=x, y=y))
     # Cells keep a readable size: wide enough for "0.1234" when values are printed.
     if max(rows, cols) <= CELL_TEXT_MAX:
-        width, height = alt.Step(64), alt.Step(40)
+        width, height = alt.Step(64 * font_scale), alt.Step(40 * font_scale)
     else:
         width = height = alt.Step(max(4, size // max(rows, cols)))
     return alt.layer(*layers).properties(title=title, width=width, height=height)
@@ -104,7 +104,8 @@ def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
     return 0.6 * spread if spread > 0 else math.inf
 
 
-def row_bars(values, labels, title: str = "", kind: str = "weights", highlight: int | None = None) -> alt.Chart:
+def row_bars(values, labels, title: str = "", kind: str = "weights", highlight: int | None = None,
+             font_scale: float = 1.0) -> alt.Chart:
     """One query's row as bars, its exact value on each bar."""
     values = np.asarray(values, dtype=np.float64)
     frame = pd.DataFrame({"key": list(labels), "value": np.where(np.isfinite(values), values, np.nan),
@@ -118,20 +119,38 @@ def row_bars(values, labels, title: str = "", kind: str = "weights", highlight: 
     )
     chart = bars
     if len(values) <= 16:
-        chart = bars + bars.mark_text(dy=-8, fontSize=12).encode(text="text:N", color=alt.value("black"))
-    return chart.properties(title=title, height=260)
+        chart = bars + bars.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale).encode(
+            text="text:N", color=alt.value("black"))
+    return chart.properties(title=title, height=260 * font_scale)
 
 
 def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
-               log_x: bool = False, y_title: str | None = None) -> alt.Chart:
-    """Lines with points, one per `color` group (e.g. scaled vs unscaled against d_k)."""
+               log_x: bool = False, y_title: str | None = None, mark_x: float | None = None,
+               log_y: bool = False) -> alt.Chart:
+    """Lines with points, one per `color` group (e.g. scaled vs unscaled against d_k).
+
+    mark_x draws a vertical rule at the chosen x (e.g. the d_k picked with a slider).
+    """
     scale = alt.Scale(type="log", base=2) if log_x else alt.Undefined
-    return alt.Chart(frame).mark_line(point=True).encode(
+    lines = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X(f"{x}:Q", scale=scale, title=x),
-        y=alt.Y(f"{y}:Q", title=y_title or y),
+        y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
         color=alt.Color(f"{color}:N", title=color),
-        tooltip=[f"{x}:Q", alt.Tooltip(f"{y}:Q", format=".4f"), f"{color}:N"],
-    ).properties(title=title, height=300)
+        tooltip=[f"{x}:Q", alt.Tooltip(f"{y}:Q", format=".4g"), f"{color}:N"],
+    )
+    if mark_x is not None:
+        rule = alt.Chart(pd.DataFrame({x: [mark_x]})).mark_rule(color="#f59e0b", strokeWidth=2).encode(x=f"{x}:Q")
+        lines = lines + rule
+    return lines.properties(title=title, height=300)
+
+
+def styled(chart, font_scale: float = 1.0):
+    """Axis, legend and title fonts scaled together (presenter mode uses about 1.6)."""
+    if font_scale == 1.0:
+        return chart
+    return (chart.configure_axis(labelFontSize=11 * font_scale, titleFontSize=12 * font_scale)
+            .configure_legend(labelFontSize=11 * font_scale, titleFontSize=12 * font_scale)
+            .configure_title(fontSize=14 * font_scale))
 
 
 def overview_factor(size: int, max_pixels: int = 256) -> int:

@@ -129,3 +129,18 @@ def loglog_slope(d_k_values, variances) -> float:
     y = torch.tensor([math.log(v) for v in variances], dtype=torch.float64)
     x, y = x - x.mean(), y - y.mean()
     return float((x * y).sum() / (x * x).sum())
+
+
+if __name__ == "__main__":  # timing: python -m attention_core.experiments [--quick]
+    import sys
+    import time
+
+    samples, tokens = (1024, 16) if "--quick" in sys.argv else (MAX_SAMPLES, MAX_TOKENS)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {samples} queries x {tokens} keys per d_k")
+    for run in ("cold", "again"):  # "again": a second process-warm run (the page caches instead)
+        start = time.perf_counter()
+        sweep(samples, tokens, seed=123)
+        middle = time.perf_counter()
+        histogram(MAX_D_K, samples, tokens, seed=123)
+        print(f"{run}: sweep over d_k = 1..1024 {middle - start:.3f} s, histogram at d_k = 1024 "
+              f"{time.perf_counter() - middle:.3f} s")

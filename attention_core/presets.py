@@ -28,6 +28,7 @@ PARAMS = {
     "d_out": Param(int, 2, 1, MAX_D_IN),
     "seed": Param(int, 123, 0, 2**31 - 1),
     "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
+    "presenter": Param(bool, False),  # big fonts for a projector, long explanations folded
     "proj": Param(str, "none", choices=("none", "v1")),
     "query": Param(int, 2, 1, MAX_TOKENS),
     "key": Param(int, 1, 1, MAX_TOKENS),

@@ -97,8 +97,9 @@ ui.table(torch.stack([weights.sum(dim=-1), dropped.sum(dim=-1)], dim=1), "row_su
          ["attn_weights", "after dropout"])
 n = min(num_tokens, CONVERGE_TOKENS)
 frame, mean_sums = ui.dropout_convergence(weights[:n, :n].contiguous(), p, tuple(DRAWS), seed)  # causal: these rows end at column n
-st.altair_chart(charts.line_chart(frame, "draws", "difference", "measure", "average of N dropout draws vs "
-                                  "the weights", log_x=True, y_title="largest |difference|"), width="stretch")
+ui.chart(charts.line_chart(frame, "draws", "difference", "measure", "average of N dropout draws vs the weights",
+                           log_x=True, y_title="largest |difference|"),
+         "dropout average convergence", lambda: frame, width="stretch")
 scope = f"the rows of the first {n} queries (of {num_tokens}, to keep it fast)" if n < num_tokens else "all rows"
 if p >= 1:
     st.caption(f"Over {scope}: with p = 1 nothing ever survives, so the average stays 0 and never approaches "
@@ -115,7 +116,7 @@ ui.table(keep, "keep_mask", settings.labels, settings.labels)
 ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
 
 ui.show_code(stages.dropout_keep_mask, stages.dropout, stages.dropout_mean, BOOK_WAY)
-st.markdown(
+ui.explain(
     "**Why drop attention weights?** Silencing random token-to-token links during training stops the model "
     "from relying on a handful of particular connections; it has to spread its evidence, which reduces "
     "overfitting. The book uses p = 0.5 so the effect is easy to see; GPT-style models use about 0.1, and many "

@@ -71,7 +71,7 @@ ui.table(record["context_vec"], "context_vecs", settings.labels)
 
 ui.show_code(stages.dot_product_terms, stages.attn_scores_loop, stages.attn_scores,
              stages.context_vector_loop, *( [SelfAttention_v1] if proj == "v1" else []))
-st.markdown(
+ui.explain(
     "**Why a loop and a matrix product?** The loop computes ω for one query, one key at a time, as you would by "
     "hand. `queries @ keys.transpose(-2, -1)` computes all T × T scores in one matrix multiplication: same "
     "numbers, far faster, and the form every later screen uses."

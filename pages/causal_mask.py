@@ -149,7 +149,7 @@ ui.table(record["context_vec"], "context_vec", labels)
 
 ui.show_code(stages.mask_simple, stages.mask_after_softmax, stages.causal_mask, stages.mask_scores,
              stages.attend, CausalAttention)
-st.markdown(
+ui.explain(
     "**Why mask at all?** During training the model sees a whole sentence at once and, at every position, "
     "is asked for the next token. If position *i* could attend to position *i + 1*, the answer would be "
     "sitting in its input; the mask makes training match generation, where the future does not exist yet.\n\n"

@@ -148,7 +148,7 @@ st.caption("The wrapper gives every head a full d_out-wide projection, so its co
            "out_proj, whatever num_heads is. The context length adds no parameters (only the mask buffer).")
 
 ui.show_code(MultiHeadAttentionWrapper, MultiHeadAttention, stages.split_heads, stages.merge_heads)
-st.markdown(
+ui.explain(
     "**Why several heads?** Each head has its own query and key subspace, so one head can track, say, the "
     "previous word while another follows the subject of the sentence; the heatmaps above differ for that reason "
     "(here with untrained, random weights). **Why the weight split?** The wrapper runs h separate modules, h "

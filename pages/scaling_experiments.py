@@ -9,6 +9,9 @@ from attention_core import charts, experiments, ui
 from attention_core.experiments import POWERS, SCALED, UNSCALED
 
 SAMPLE_CHOICES = [256, 512, 1024, 2048, experiments.MAX_SAMPLES]
+SHORT = {SCALED: "scaled", UNSCALED: "unscaled"}
+# Blue for scaled, red for unscaled, on every chart of this page (orange marks the chosen d_k).
+COLORS = alt.Scale(domain=[SCALED, UNSCALED], range=["#2563eb", "#b91c1c"])
 
 
 @st.cache_data(max_entries=16, show_spinner="Running the experiment…")
@@ -25,9 +28,9 @@ def why_scaling_histogram(d_k: int, samples: int, tokens: int, seed: int) -> pd.
 
 def histogram_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
     """Density bars, one panel per variant, a shared x axis so the widths compare at a glance."""
-    return alt.Chart(frame).mark_bar(opacity=0.8).encode(
+    return alt.Chart(frame).mark_rect(opacity=0.85).encode(
         x=alt.X("bin_start:Q", title="score"), x2="bin_end:Q", y=alt.Y("density:Q", title="density"),
-        color=alt.Color("scores:N", title="scores", legend=None),
+        y2=alt.datum(0), color=alt.Color("scores:N", scale=COLORS, legend=None),
         tooltip=["scores:N", alt.Tooltip("bin_start:Q", format=".3f"), alt.Tooltip("bin_end:Q", format=".3f"),
                  alt.Tooltip("density:Q", format=".4f")],
     ).properties(width=320, height=240).facet(column=alt.Column("scores:N", title=None)).resolve_scale(
@@ -36,9 +39,10 @@ def histogram_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
 
 def curve(frame: pd.DataFrame, y: str, title: str, chosen: int, log_y: bool = False) -> alt.LayerChart:
     """A line_chart against d_k (log axis) with the chosen d_k marked."""
-    chart = charts.line_chart(frame, "d_k", y, "scores", title, log_x=True)
+    chart = charts.line_chart(frame, "d_k", y, "scores", title, log_x=True).encode(
+        color=alt.Color("scores:N", title="scores", scale=COLORS))
     if log_y:  # variance spans 1 to 1024 and the gradient several powers of ten: equal ratios, equal steps
-        chart = chart.encode(y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(type="log")))
+        chart = chart.encode(y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(type="log"), axis=alt.Axis(format="~g")))
     rule = alt.Chart(pd.DataFrame({"d_k": [chosen]})).mark_rule(color="#f59e0b", strokeWidth=2).encode(x="d_k:Q")
     return (chart + rule).properties(title=title)
 
@@ -87,8 +91,8 @@ st.header(f"2 · The scores at d_k = {d_k}")
 st.altair_chart(histogram_chart(why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed)),
                                 f"scores at d_k = {d_k}"), width="content")
 left, right = st.columns(2)
-left.metric(f"standard deviation, {UNSCALED}", f"{math.sqrt(at.loc[UNSCALED, 'variance']):.3f}")
-right.metric(f"standard deviation, {SCALED}", f"{math.sqrt(at.loc[SCALED, 'variance']):.3f}")
+left.metric(f"standard deviation · {SHORT[UNSCALED]}", f"{math.sqrt(at.loc[UNSCALED, 'variance']):.3f}")
+right.metric(f"standard deviation · {SHORT[SCALED]}", f"{math.sqrt(at.loc[SCALED, 'variance']):.3f}")
 st.markdown(
     f"Both panels share the score axis. Unscaled, the scores spread over about ±{3 * math.sqrt(d_k):.0f} "
     f"(three times √{d_k}); scaled, over about ±3 whatever d_k is."
@@ -102,7 +106,7 @@ for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
         st.altair_chart(curve(sweep, metric, f"{metric} vs d_k", d_k), width="stretch")
 cells = st.columns(4)
 for cell, (label, metric) in zip(cells, [(s, m) for m in ("largest weight", "entropy (nats)") for s in (SCALED, UNSCALED)]):
-    cell.metric(f"{metric.split(' (')[0]} at d_k = {d_k}, {label}", f"{at.loc[label, metric]:.4f}")
+    cell.metric(f"{metric.split(' (')[0]} · {SHORT[label]} · d_k = {d_k}", f"{at.loc[label, metric]:.4f}")
 st.markdown(
     f"Softmax turns score differences into weight ratios through exp, so scores that are tens of units apart "
     f"give almost all the weight to one key: unscaled, the largest weight climbs toward 1 and the entropy falls "
@@ -117,8 +121,8 @@ st.altair_chart(curve(sweep, "gradient (median)", "gradient reaching the scores 
                       log_y=True), width="stretch")
 left, right = st.columns(2)
 ratio = at.loc[SCALED, "gradient (median)"] / max(at.loc[UNSCALED, "gradient (median)"], 1e-300)
-left.metric(f"median gradient at d_k = {d_k}, {UNSCALED}", f"{at.loc[UNSCALED, 'gradient (median)']:.2e}")
-right.metric(f"median gradient at d_k = {d_k}, {SCALED}", f"{at.loc[SCALED, 'gradient (median)']:.2e}",
+left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k}", f"{at.loc[UNSCALED, 'gradient (median)']:.2e}")
+right.metric(f"median gradient · {SHORT[SCALED]} · d_k = {d_k}", f"{at.loc[SCALED, 'gradient (median)']:.2e}",
              help=f"{ratio:,.1f} times the unscaled one")
 st.markdown(
     "For each query, autograd measures |d(softmax(s) · g)/ds| for a random unit vector g: how much of a gradient "

@@ -1,8 +1,6 @@
 """Screen 2: from scores to weights: three normalisations, softmax, and the 1/sqrt(d_k) scaling (3.3.1, 3.4.1)."""
 import math
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 import torch
 
@@ -124,12 +122,11 @@ st.markdown(f"At **d_k = {chosen}**:")
 for column, (label, metric) in zip(st.columns(4), [(s, m) for m in ("largest weight", "entropy (nats)")
                                                    for s in ("ω / √d_k", "ω (unscaled)")]):
     column.metric(f"{metric.split(' (')[0]}, {label}", f"{picked.loc[label, metric]:.4f}")
-rule = alt.Chart(pd.DataFrame({"d_k": [chosen]})).mark_rule(color="#f59e0b", strokeWidth=2).encode(x="d_k:Q")
 for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
     with column:
-        st.altair_chart(charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k", log_x=True) + rule,
-                        width="stretch")
-st.markdown(
+        ui.chart(charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k", log_x=True, mark_x=chosen),
+                 f"{metric} vs d_k", lambda: curve, width="stretch")
+ui.explain(
     "Each entry of q · k adds one product of two unit-variance numbers, so the score's variance grows like d_k "
     "and its typical size like √d_k. Unscaled, a large d_k hands softmax scores dozens of units apart: it "
     "saturates into a one-hot, and its gradient (≈ α(1 − α)) is nearly zero, so training stalls. Dividing by "

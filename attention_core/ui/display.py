@@ -10,7 +10,8 @@ import torch
 from attention_core import charts
 from attention_core.device import describe
 from attention_core.ui.sidebar import Settings
-from attention_core.ui.state import _set, clamp, control, note, sync_url
+from attention_core.ui.export import download_buttons
+from attention_core.ui.state import _set, clamp, control, note, sync_url, value
 
 TABLE_MAX = 64  # tables show at most 64 x 64 cells
 
@@ -35,23 +36,28 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     values = np.asarray(torch.as_tensor(matrix).detach().float().cpu())
     rows = row_labels or settings.labels[: values.shape[0]]
     cols = col_labels or settings.labels[: values.shape[1]]
+    def frame():
+        return pd.DataFrame(values, index=rows, columns=cols)
+
     if max(values.shape) <= charts.ALTAIR_MAX:
-        chart = charts.heatmap(values, rows, cols, kind, title, selected_row, selected_cell, clickable=clickable)
+        drawn = charts.heatmap(values, rows, cols, kind, title, selected_row, selected_cell,
+                               clickable=clickable, font_scale=font_scale())
         if clickable:
             key = f"click:{title}"
-            st.altair_chart(chart, width="content", key=key, on_select=functools.partial(_pick_cell, key),
-                            selection_mode="cell")
+            chart(drawn, title, frame, width="content", key=key,
+                  on_select=functools.partial(_pick_cell, key), selection_mode="cell")
         else:
-            st.altair_chart(chart, width="content")
+            chart(drawn, title, frame, width="content")
         return
     factor = charts.overview_factor(max(values.shape))
     how = "mean" if kind == "scores" else "max"
     reduced = charts.block_reduce(values, factor, how)
     blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
-    st.image(charts.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape))),
-             caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
-                     f"grey = masked (−∞).")
+    image = charts.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape)))
+    st.image(image, caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
+                            f"grey = masked (−∞).")
+    download_buttons(title, image=image, table=frame)
     if legend:
         low, high = charts.colour_range(values, kind)
         st.image(charts.colour_bar(kind), caption=f"colour scale: {low:.4f} … {high:.4f}", width=256)
@@ -98,8 +104,31 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
     if len(values) > charts.ALTAIR_MAX:
         st.caption(f"{title}: {len(values)} values; the bar chart shows the first {charts.ALTAIR_MAX}.")
         values = values[: charts.ALTAIR_MAX]
-    st.altair_chart(charts.row_bars(values, settings.labels[: len(values)], title, kind, highlight),
-                    width="stretch")
+    labels = settings.labels[: len(values)]
+    chart(charts.row_bars(values, labels, title, kind, highlight, font_scale=font_scale()), title,
+          lambda: pd.DataFrame({"key": labels, kind: values}).set_index("key"), width="stretch")
+
+
+def font_scale() -> float:
+    """Presenter mode enlarges chart fonts and cells for a projector."""
+    return 1.6 if value("presenter") else 1.0
+
+
+def chart(drawn, name: str, table=None, **kwargs):
+    """st.altair_chart with presenter-mode fonts and Download (PNG, SVG, CSV) buttons under it."""
+    drawn = charts.styled(drawn, font_scale())
+    event = st.altair_chart(drawn, **kwargs)
+    download_buttons(name, chart=drawn, table=table)
+    return event
+
+
+def explain(markdown: str, title: str = "Why it works") -> None:
+    """A screen's longer explanation; presenter mode folds it away so the picture stays big."""
+    if value("presenter"):
+        with st.expander(title, icon=":material/school:"):
+            st.markdown(markdown)
+    else:
+        st.markdown(markdown)
 
 
 def table(tensor, name: str, row_labels=None, col_labels=None) -> None:

@@ -56,6 +56,11 @@ def sidebar() -> Settings:
                        "book reuses SelfAttention_v2's weights).")
         control(st.selectbox, "Device", "device", options=DEVICE_CHOICES,
                 format_func=lambda d: "auto (GPU if present)" if d == "auto" else d)
+        control(st.toggle, "Presenter mode", "presenter",
+                help="Big fonts, axis labels and cell values for a projector; long explanations folded.")
+    if value("presenter"):
+        # Streamlit sizes its text in rem, so one root size enlarges all of it (static CSS only).
+        st.html("<style>html { font-size: 22px; }</style>")
     inputs = cached_inputs(value("input"), value("text"), value("positions"), value("tokens"),
                            value("d_in"), value("seed"))
     device, device_note = pick_device(value("device"))

@@ -1,0 +1,49 @@
+"""Slides from the app: download buttons under charts, and presenter mode for a projector."""
+import json
+import xml.dom.minidom
+
+import numpy as np
+from attention_core import charts
+from attention_core.ui import export
+from conftest import chart_specs, open_screen
+
+
+def test_every_chart_has_png_svg_and_csv_downloads():
+    at = open_screen("scores")
+    labels = [b.proto.label for b in at.get("download_button")]
+    charts_drawn = len(at.get("vega_lite_chart"))
+    assert charts_drawn >= 3
+    for kind in ("PNG (2×)", "SVG", "CSV"):
+        assert labels.count(kind) == charts_drawn, (kind, labels)
+
+
+def test_large_matrices_download_as_png_and_csv():
+    at = open_screen("mask", preset="gpt2-small")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "PNG" in labels and "CSV" in labels
+
+
+def test_chart_exports_render_offline():
+    spec = charts.heatmap(np.eye(3), list("abc"), list("abc"), title="identity").to_dict()
+    png = export._vega_png(spec)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = export._vega_svg(spec)
+    assert xml.dom.minidom.parseString(svg).documentElement.tagName == "svg"
+
+
+def test_matrix_images_export_as_png():
+    png = export._image_png(charts.matrix_image(np.random.default_rng(0).random((70, 70))))
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_presenter_mode_enlarges_fonts_and_folds_explanations():
+    plain = open_screen("scores")
+    big = open_screen("scores", presenter="1")
+    assert any("font-size: 22px" in str(h.proto) for h in big.get("html"))
+    assert not any("font-size: 22px" in str(h.proto) for h in plain.get("html"))
+    heat_plain = next(s for s in chart_specs(plain) if "attention scores" in json.dumps(s.get("title", "")))
+    heat_big = next(s for s in chart_specs(big) if "attention scores" in json.dumps(s.get("title", "")))
+    assert heat_big["config"]["axis"]["labelFontSize"] > 11
+    assert "axis" not in heat_plain.get("config", {}) or heat_plain["config"]["axis"].get("labelFontSize", 11) <= 11
+    assert any(e.label == "Why it works" for e in big.expander)
+    assert not any(e.label == "Why it works" for e in plain.expander)
