@@ -13,7 +13,10 @@ _LOCK = threading.Lock()
 
 
 def build_seeded(factory, seed: int, *args, **kwargs):
-    """`torch.manual_seed(seed); factory(*args, **kwargs)`, safe to call from many threads."""
+    """`torch.manual_seed(seed); factory(*args, **kwargs)`, safe to call from many threads.
+
+    factory is any callable: a class to build, or a module whose forward draws random numbers.
+    """
     with _LOCK, torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         return factory(*args, **kwargs)

@@ -47,7 +47,7 @@ def curve(frame: pd.DataFrame, y: str, title: str, chosen: int, log_y: bool = Fa
     return (chart + rule).properties(title=title)
 
 
-settings = ui.current()
+ui.current()  # the sidebar, and notes about bad URL values on top
 st.title("Why √d_k: experiments")
 st.markdown(
     "Attention divides the scores q · k by √d_k before softmax (§3.4.1). Here you can measure why, on random "
@@ -70,7 +70,7 @@ with columns[3]:
     d_k = st.select_slider("d_k for the histogram", list(POWERS), value=64, key="why_dk")
 
 sweep = why_scaling_sweep(int(samples), int(tokens), int(seed))
-at = sweep[sweep["d_k"] == d_k].set_index("scores")
+picked = sweep[sweep["d_k"] == d_k].set_index("scores")  # the two rows at the chosen d_k
 groups = math.ceil(samples / tokens)
 st.caption(f"{samples:,} queries per d_k, each scoring {tokens} keys ({samples * tokens:,} scores per d_k). Queries "
            f"come in {groups} groups of {tokens} that share their keys, like the rows of one {tokens} × {tokens} "
@@ -91,8 +91,8 @@ st.header(f"2 · The scores at d_k = {d_k}")
 st.altair_chart(histogram_chart(why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed)),
                                 f"scores at d_k = {d_k}"), width="content")
 left, right = st.columns(2)
-left.metric(f"standard deviation · {SHORT[UNSCALED]}", f"{math.sqrt(at.loc[UNSCALED, 'variance']):.3f}")
-right.metric(f"standard deviation · {SHORT[SCALED]}", f"{math.sqrt(at.loc[SCALED, 'variance']):.3f}")
+left.metric(f"standard deviation · {SHORT[UNSCALED]}", f"{math.sqrt(picked.loc[UNSCALED, 'variance']):.3f}")
+right.metric(f"standard deviation · {SHORT[SCALED]}", f"{math.sqrt(picked.loc[SCALED, 'variance']):.3f}")
 st.markdown(
     f"Both panels share the score axis. Unscaled, the scores spread over about ±{3 * math.sqrt(d_k):.0f} "
     f"(three times √{d_k}); scaled, over about ±3 whatever d_k is."
@@ -104,9 +104,9 @@ st.header("3 · Unscaled, softmax saturates")
 for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
     with column:
         st.altair_chart(curve(sweep, metric, f"{metric} vs d_k", d_k), width="stretch")
-cells = st.columns(4)
-for cell, (label, metric) in zip(cells, [(s, m) for m in ("largest weight", "entropy (nats)") for s in (SCALED, UNSCALED)]):
-    cell.metric(f"{metric.split(' (')[0]} · {SHORT[label]} · d_k = {d_k}", f"{at.loc[label, metric]:.4f}")
+pairs = [(label, metric) for metric in ("largest weight", "entropy (nats)") for label in (SCALED, UNSCALED)]
+for cell, (label, metric) in zip(st.columns(4), pairs):
+    cell.metric(f"{metric.split(' (')[0]} · {SHORT[label]} · d_k = {d_k}", f"{picked.loc[label, metric]:.4f}")
 st.markdown(
     f"Softmax turns score differences into weight ratios through exp, so scores that are tens of units apart "
     f"give almost all the weight to one key: unscaled, the largest weight climbs toward 1 and the entropy falls "
@@ -120,9 +120,9 @@ st.header("4 · …and its gradient vanishes")
 st.altair_chart(curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k,
                       log_y=True), width="stretch")
 left, right = st.columns(2)
-ratio = at.loc[SCALED, "gradient (median)"] / max(at.loc[UNSCALED, "gradient (median)"], 1e-300)
-left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k}", f"{at.loc[UNSCALED, 'gradient (median)']:.2e}")
-right.metric(f"median gradient · {SHORT[SCALED]} · d_k = {d_k}", f"{at.loc[SCALED, 'gradient (median)']:.2e}",
+ratio = picked.loc[SCALED, "gradient (median)"] / max(picked.loc[UNSCALED, "gradient (median)"], 1e-300)
+left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k}", f"{picked.loc[UNSCALED, 'gradient (median)']:.2e}")
+right.metric(f"median gradient · {SHORT[SCALED]} · d_k = {d_k}", f"{picked.loc[SCALED, 'gradient (median)']:.2e}",
              help=f"{ratio:,.1f} times the unscaled one")
 st.markdown(
     "For each query, autograd measures |d(softmax(s) · g)/ds| for a random unit vector g: how much of a gradient "
@@ -132,7 +132,7 @@ st.markdown(
 )
 st.caption(
     f"The median shows the typical query. The mean falls less (at d_k = {d_k}: "
-    f"{at.loc[UNSCALED, 'gradient (mean)']:.2e} unscaled, {at.loc[SCALED, 'gradient (mean)']:.2e} scaled) because "
+    f"{picked.loc[UNSCALED, 'gradient (mean)']:.2e} unscaled, {picked.loc[SCALED, 'gradient (mean)']:.2e} scaled) because "
     "the few queries whose two best keys nearly tie keep a sizeable gradient."
 )
 

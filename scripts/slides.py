@@ -52,7 +52,7 @@ READY = """() => {
   if (!document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]')) return false;
   if ([...document.images].some(i => !i.complete)) return false;
   return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-    .every(c => c.querySelector('canvas, svg.marks'));
+    .every(c => !c.checkVisibility() || c.querySelector('canvas, svg.marks'));  // hidden tabs draw later
 }"""
 # Where each element sits in the main column, in page pixels from the top of the scroll area.
 LAYOUT = """() => {
@@ -204,7 +204,7 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
 
 
 def screenshots(args, params: list[tuple[str, str]]) -> int:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Error as PlaywrightError, sync_playwright
     if not Path(CHROMIUM).exists():
         sys.exit(f"Chromium not found at {CHROMIUM} (Debian: apt-get install chromium, or set $CHROMIUM)")
     query = urllib.parse.urlencode(params + [("embed", "true"), ("embed_options", "light_theme")])
@@ -219,8 +219,12 @@ def screenshots(args, params: list[tuple[str, str]]) -> int:
             page = context.new_page()
             for screen in args.screens:
                 began = time.time()
-                files, problems = shoot(page, base, "" if screen == "home" else screen, query,
-                                        stem(screen, params), args)
+                try:
+                    files, problems = shoot(page, base, "" if screen == "home" else screen, query,
+                                            stem(screen, params), args)
+                except PlaywrightError as error:  # a timeout: report it, go on with the next screen
+                    files, problems = [], [f"{type(error).__name__}: {str(error).splitlines()[0]}"]
+                    page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
                 print(f"{screen}: {len(files)} image(s) in {time.time() - began:.1f} s: "
                       + ", ".join(str(f) for f in files))
                 for problem in problems:

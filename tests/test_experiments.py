@@ -110,8 +110,10 @@ def test_histogram_has_unit_area_and_the_scaled_spread_is_sqrt_d_k_narrower():
         bars = [r for r in rows if r["scores"] == variant]
         assert len(bars) == 30
         assert sum(r["density"] * (r["bin_end"] - r["bin_start"]) for r in bars) == pytest.approx(1.0)
-    span = {v: max(r["bin_end"] for r in rows if r["scores"] == v) - min(r["bin_start"] for r in rows if r["scores"] == v)
-            for v in (SCALED, UNSCALED)}
+    span = {}
+    for variant in (SCALED, UNSCALED):
+        bars = [r for r in rows if r["scores"] == variant]
+        span[variant] = max(r["bin_end"] for r in bars) - min(r["bin_start"] for r in bars)
     assert span[UNSCALED] / span[SCALED] == pytest.approx(16.0)
 
 
