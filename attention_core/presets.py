@@ -29,6 +29,7 @@ PARAMS = {
     "seed": Param(int, 123, 0, 2**31 - 1),
     "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
     "presenter": Param(bool, False),  # big fonts for a projector, long explanations folded
+    "pitfalls": Param(bool, False),  # show the common mistakes next to the right code
     "proj": Param(str, "none", choices=("none", "v1")),
     "query": Param(int, 2, 1, MAX_TOKENS),
     "key": Param(int, 1, 1, MAX_TOKENS),

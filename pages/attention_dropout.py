@@ -2,7 +2,9 @@
 import streamlit as st
 import torch
 
-from attention_core import charts, stages, ui
+from attention_core import agreement, charts, pitfalls, stages, ui
+from attention_core.modules import CausalAttention
+from attention_core.seeding import build_seeded
 from attention_core.presets import PARAMS
 
 CONVERGE_TOKENS = 64  # the many-draws average runs on the rows of the first 64 queries at most
@@ -130,3 +132,17 @@ ui.explain(
     "draws. This app draws the keep mask from its own `torch.Generator`, with the same `bernoulli_(1 - p)` "
     "call that `nn.Dropout` makes, so seed 123 still reproduces the book's matrix."
 )
+
+# --- checks and mistakes ------------------------------------------------------------------------
+ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
+               agreement.dropout_vs_nn(weights, p, seed) if train else 0.0)])
+if ui.pitfalls_toggle():
+    rate = p if 0 < p < 1 else 0.5
+    module = build_seeded(CausalAttention, settings.seed_for("dropout"), settings.x.shape[-1], settings.d_out,
+                          num_tokens, rate)
+    runs = pitfalls.dropout_at_inference(module, settings.x[None])
+    ui.pitfall(f"Dropout left on at inference (p = {rate:g})", "model(x)  # still in model.train() mode",
+               "model.eval()\nwith torch.no_grad():\n    model(x)",
+               f"Two predictions for the same input differ by up to {runs['train_diff']:.4f}: "
+               "the model's answers are random.",
+               f"Two predictions differ by {runs['eval_diff']:.4f}: eval mode switches dropout off.")

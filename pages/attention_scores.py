@@ -1,7 +1,7 @@
 """Screen 1: attention scores, omega = x . x (section 3.3) or q . k (section 3.4)."""
 import streamlit as st
 
-from attention_core import stages, ui
+from attention_core import agreement, pitfalls, stages, ui
 from attention_core.modules import SelfAttention_v1
 
 settings = ui.current()
@@ -76,3 +76,18 @@ ui.explain(
     "hand. `queries @ keys.transpose(-2, -1)` computes all T × T scores in one matrix multiplication: same "
     "numbers, far faster, and the form every later screen uses."
 )
+
+# --- checks and mistakes ------------------------------------------------------------------------
+ui.agreement([("context vectors vs F.scaled_dot_product_attention" + (" (scale = 1)" if proj == "none" else ""),
+               agreement.unmasked_vs_sdpa(record, scaled=proj == "v1")),
+              ("exercise 3.1: v2's weights in v1", ui.exercise_3_1(settings))])
+if ui.pitfalls_toggle():
+    keys = record["keys"][None].expand(2, -1, -1)  # a batch of two, as the book's CausalAttention gets
+    shapes = pitfalls.transpose_batched(keys, keys)
+    ui.pitfall("`keys.T` on a batch", "attn_scores = queries @ keys.T",
+               "attn_scores = queries @ keys.transpose(1, 2)",
+               f"keys {tuple(keys.shape)} → keys.T {shapes['keys_T_shape']}: every dimension reversed, the batch "
+               f"too. " + (f"PyTorch stops: {shapes['error']}" if shapes["error"] else
+                           f"No error, but the result has shape {shapes['wrong_result_shape']}."),
+               f"keys.transpose(1, 2) {shapes['right_shape']} → scores {shapes['right_result_shape']}, "
+               "one T × T matrix per sequence.")

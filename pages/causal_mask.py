@@ -4,7 +4,7 @@ import re
 import streamlit as st
 import torch
 
-from attention_core import stages, ui
+from attention_core import agreement, pitfalls, stages, ui
 from attention_core.inputs import MAX_TOKENS
 from attention_core.modules import CausalAttention
 
@@ -159,3 +159,29 @@ ui.explain(
     "0 · −∞ = nan; use `masked_fill` with a boolean mask.) The buffer is registered once at "
     "`context_length` and moves with the module to the GPU; each call slices the corner it needs."
 )
+
+# --- checks and mistakes ------------------------------------------------------------------------
+ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(record)),
+              ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
+if ui.pitfalls_toggle():
+    fp16 = pitfalls.mask_value_in_float16(record["attn_scores"])
+    ui.pitfall("`-1e9` as the mask value in float16", "scores.half().masked_fill(mask, -1e9)",
+               "scores.half().masked_fill(mask, -torch.inf)",
+               f"PyTorch refuses: {fp16['error']} (float16 stops at 65,504)." if fp16["error"]
+               else "No error on this device, but -1e9 is not exactly -inf.",
+               f"Works in every dtype; row sums {float(fp16['right'].sum(dim=-1).min()):.4f} … "
+               f"{float(fp16['right'].sum(dim=-1).max()):.4f}.")
+    row = pitfalls.fully_masked_row(min(T, 6))
+    ui.pitfall("A row with every key masked (padding)", "torch.softmax(torch.full((n,), -1e9), dim=-1)",
+               "torch.softmax(torch.full((n,), -torch.inf), dim=-1)  # then handle the nan row",
+               f"{', '.join(f'{float(v):.4f}' for v in row['with_minus_1e9'])}: silently spreads its weight "
+               "evenly over keys it must not see.",
+               f"{', '.join(str(float(v)) for v in row['with_inf'])}: nan, loud, so the bug is found "
+               "(real code zeroes such rows or never masks a whole row).")
+    leak = pitfalls.future_leak(unmasked)
+    worst = int(leak.argmax())
+    ui.pitfall("Forgetting the mask", "torch.softmax(attn_scores / d_k**0.5, dim=-1)",
+               "torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / d_k**0.5, dim=-1)",
+               f"Every row but the last puts weight on later tokens; query {worst + 1} gives "
+               f"{float(leak[worst]):.4f} of its weight to the future.",
+               "0.0000 of every row's weight goes to later tokens.")

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core import lesson, stages, ui
+from attention_core import agreement, lesson, pitfalls, stages, ui
 from attention_core.inputs import MAX_D_IN, MAX_TOKENS
 from attention_core.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
@@ -156,3 +156,24 @@ ui.explain(
     "and V and one batched attention over a head axis, which the GPU runs in parallel. With head_dim = d_out / h "
     "it also keeps the total size, and the cost, of a single head of width d_out."
 )
+
+# --- checks and mistakes ------------------------------------------------------------------------
+if h is not None:
+    checks = [("each head vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(mha))]
+    if d_in == d_out:
+        torch_mha = ui.mha_agreement(settings, num_heads)
+        checks += [("output vs nn.MultiheadAttention", torch_mha["output"]),
+                   ("weights vs nn.MultiheadAttention", torch_mha["weights"])]
+    else:
+        st.caption("nn.MultiheadAttention needs d_in = d_out (its queries have embed_dim features), so that "
+                   "comparison appears when the two are equal.")
+    ui.agreement(checks)
+    if ui.pitfalls_toggle():
+        flat = pitfalls.scale_by_model_dim(mha["queries"], mha["keys"], d_out)
+        ui.pitfall("Scaling by √d_out instead of √head_dim", "attn_scores / d_out**0.5",
+                   "attn_scores / head_dim**0.5  # keys.shape[-1]",
+                   f"head 1, query {q + 1}: largest weight {float(flat['wrong'][0, 0, q].max()):.4f}, entropy "
+                   f"{float(stages.entropy(flat['wrong'][0, 0, q])):.4f}: flatter by a factor √{num_heads} in the "
+                   "exponent.",
+                   f"head 1, query {q + 1}: largest weight {float(flat['right'][0, 0, q].max()):.4f}, entropy "
+                   f"{float(stages.entropy(flat['right'][0, 0, q])):.4f}.")

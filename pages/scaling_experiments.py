@@ -10,8 +10,6 @@ from attention_core.experiments import POWERS, SCALED, UNSCALED
 
 SAMPLE_CHOICES = [256, 512, 1024, 2048, experiments.MAX_SAMPLES]
 SHORT = {SCALED: "scaled", UNSCALED: "unscaled"}
-# Blue for scaled, red for unscaled, on every chart of this page (orange marks the chosen d_k).
-COLORS = alt.Scale(domain=[SCALED, UNSCALED], range=["#2563eb", "#b91c1c"])
 
 
 @st.cache_data(max_entries=16, show_spinner="Running the experiment…")
@@ -30,21 +28,20 @@ def histogram_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
     """Density bars, one panel per variant, a shared x axis so the widths compare at a glance."""
     return alt.Chart(frame).mark_rect(opacity=0.85).encode(
         x=alt.X("bin_start:Q", title="score"), x2="bin_end:Q", y=alt.Y("density:Q", title="density"),
-        y2=alt.datum(0), color=alt.Color("scores:N", scale=COLORS, legend=None),
+        y2=alt.datum(0), color=alt.Color("scores:N", legend=None),  # the curves' colours: same field, same order
         tooltip=["scores:N", alt.Tooltip("bin_start:Q", format=".3f"), alt.Tooltip("bin_end:Q", format=".3f"),
                  alt.Tooltip("density:Q", format=".4f")],
     ).properties(width=320, height=240).facet(column=alt.Column("scores:N", title=None)).resolve_scale(
         y="independent").properties(title=title)
 
 
-def curve(frame: pd.DataFrame, y: str, title: str, chosen: int, log_y: bool = False) -> alt.LayerChart:
-    """A line_chart against d_k (log axis) with the chosen d_k marked."""
-    chart = charts.line_chart(frame, "d_k", y, "scores", title, log_x=True).encode(
-        color=alt.Color("scores:N", title="scores", scale=COLORS))
-    if log_y:  # variance spans 1 to 1024 and the gradient several powers of ten: equal ratios, equal steps
-        chart = chart.encode(y=alt.Y(f"{y}:Q", title=y, scale=alt.Scale(type="log"), axis=alt.Axis(format="~g")))
-    rule = alt.Chart(pd.DataFrame({"d_k": [chosen]})).mark_rule(color="#f59e0b", strokeWidth=2).encode(x="d_k:Q")
-    return (chart + rule).properties(title=title)
+def curve(sweep: pd.DataFrame, y: str, title: str, chosen: int, log_y: bool = False) -> None:
+    """One measure of the sweep against d_k (log axis), the chosen d_k marked, with download buttons.
+
+    log_y: the variance spans 1 to 1024 and the gradient several powers of ten; equal ratios, equal steps.
+    """
+    ui.chart(charts.line_chart(sweep, "d_k", y, "scores", title, log_x=True, mark_x=chosen, log_y=log_y),
+             f"why scaling {title}", lambda: sweep[["d_k", "scores", y]], width="stretch")
 
 
 ui.current()  # the sidebar, and notes about bad URL values on top
@@ -78,7 +75,7 @@ st.caption(f"{samples:,} queries per d_k, each scoring {tokens} keys ({samples *
 
 # --- 1: variance ---------------------------------------------------------------------------------
 st.header("1 · The variance of q · k grows like d_k")
-st.altair_chart(curve(sweep, "variance", "variance of the scores vs d_k", d_k, log_y=True), width="stretch")
+curve(sweep, "variance", "variance of the scores vs d_k", d_k, log_y=True)
 slope = experiments.loglog_slope(POWERS, sweep[sweep["scores"] == UNSCALED]["variance"])
 st.markdown(
     f"q · k adds up d_k products of two independent unit-variance numbers, so its variance is about d_k: on these "
@@ -88,8 +85,9 @@ st.markdown(
 
 # --- 2: the scores themselves -----------------------------------------------------------------------
 st.header(f"2 · The scores at d_k = {d_k}")
-st.altair_chart(histogram_chart(why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed)),
-                                f"scores at d_k = {d_k}"), width="content")
+bars = why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed))
+ui.chart(histogram_chart(bars, f"scores at d_k = {d_k}"), f"why scaling histogram d_k {d_k}", lambda: bars,
+         width="content")
 left, right = st.columns(2)
 left.metric(f"standard deviation · {SHORT[UNSCALED]}", f"{math.sqrt(picked.loc[UNSCALED, 'variance']):.3f}")
 right.metric(f"standard deviation · {SHORT[SCALED]}", f"{math.sqrt(picked.loc[SCALED, 'variance']):.3f}")
@@ -103,10 +101,11 @@ st.markdown(
 st.header("3 · Unscaled, softmax saturates")
 for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
     with column:
-        st.altair_chart(curve(sweep, metric, f"{metric} vs d_k", d_k), width="stretch")
+        curve(sweep, metric, f"{metric} vs d_k", d_k)
+st.markdown(f"At **d_k = {d_k}**:")
 pairs = [(label, metric) for metric in ("largest weight", "entropy (nats)") for label in (SCALED, UNSCALED)]
 for cell, (label, metric) in zip(st.columns(4), pairs):
-    cell.metric(f"{metric.split(' (')[0]} · {SHORT[label]} · d_k = {d_k}", f"{picked.loc[label, metric]:.4f}")
+    cell.metric(f"{metric.split(' (')[0]} · {SHORT[label]}", f"{picked.loc[label, metric]:.4f}")
 st.markdown(
     f"Softmax turns score differences into weight ratios through exp, so scores that are tens of units apart "
     f"give almost all the weight to one key: unscaled, the largest weight climbs toward 1 and the entropy falls "
@@ -117,8 +116,7 @@ st.markdown(
 
 # --- 4: the gradient vanishes ------------------------------------------------------------------------
 st.header("4 · …and its gradient vanishes")
-st.altair_chart(curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k,
-                      log_y=True), width="stretch")
+curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k, log_y=True)
 left, right = st.columns(2)
 ratio = picked.loc[SCALED, "gradient (median)"] / max(picked.loc[UNSCALED, "gradient (median)"], 1e-300)
 left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k}", f"{picked.loc[UNSCALED, 'gradient (median)']:.2e}")
@@ -132,8 +130,8 @@ st.markdown(
 )
 st.caption(
     f"The median shows the typical query. The mean falls less (at d_k = {d_k}: "
-    f"{picked.loc[UNSCALED, 'gradient (mean)']:.2e} unscaled, {picked.loc[SCALED, 'gradient (mean)']:.2e} scaled) because "
-    "the few queries whose two best keys nearly tie keep a sizeable gradient."
+    f"{picked.loc[UNSCALED, 'gradient (mean)']:.2e} unscaled, {picked.loc[SCALED, 'gradient (mean)']:.2e} scaled) "
+    "because the few queries whose two best keys nearly tie keep a sizeable gradient."
 )
 
 st.header("All the numbers")

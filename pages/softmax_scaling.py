@@ -4,7 +4,7 @@ import math
 import streamlit as st
 import torch
 
-from attention_core import charts, stages, ui
+from attention_core import agreement, charts, pitfalls, stages, ui
 
 POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
 CURVE_TOKENS = 64  # the sharpness experiment uses at most 64 keys (its cost grows with tokens x d_k)
@@ -152,3 +152,14 @@ ui.table(scores, "attn_scores (q · k)", settings.labels, settings.labels)
 ui.table(record["scaled_scores"], f"attn_scores / d_k**0.5 (d_k = {d_k})", settings.labels, settings.labels)
 ui.table(weights, "attn_weights" + ("" if scale else " (unscaled)"), settings.labels, settings.labels)
 ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
+
+# --- checks and mistakes ------------------------------------------------------------------------
+ui.agreement([("scaled context vectors vs F.scaled_dot_product_attention", agreement.unmasked_vs_sdpa(record, True)),
+              ("naive exp/sum vs torch.softmax (book scores)",
+               stages.max_abs_diff(stages.softmax_naive(simple["attn_scores"]), stages.softmax(simple["attn_scores"])))])
+if ui.pitfalls_toggle():
+    wrong_dim = pitfalls.softmax_wrong_dim(scores)
+    ui.pitfall("Softmax over the wrong dimension", "torch.softmax(attn_scores, dim=0)",
+               "torch.softmax(attn_scores, dim=-1)",
+               f"Each key's column sums to 1, so the rows a query mixes with sum to {fmt(wrong_dim['wrong_row_sums'])}.",
+               f"Each query's row sums to {fmt(wrong_dim['right_row_sums'])}.")

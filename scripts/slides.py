@@ -11,6 +11,9 @@ and the sidebar hidden, in the light theme. A long screen becomes several slides
 elements where possible. The exit status is 1 when a screen shows an exception or an st.error.
 """
 import argparse
+import json
+import logging
+import math
 import os
 import re
 import shutil
@@ -23,6 +26,7 @@ import urllib.parse
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[1]
 # URL path -> file in pages/ (the file names differ from the paths on purpose, see app.py).
@@ -54,17 +58,19 @@ READY = """() => {
   return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
     .every(c => !c.checkVisibility() || c.querySelector('canvas, svg.marks'));  // hidden tabs draw later
 }"""
-# Where each element sits in the main column, in page pixels from the top of the scroll area.
+# Where the blocks of the main column sit, in page pixels from the top of its scroll area: the
+# top-level blocks (columns, tabs and expanders count as one), then every single element.
 LAYOUT = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
-  const top = main.getBoundingClientRect().top - main.scrollTop;
-  const sel = ['stElementContainer', 'stHorizontalBlock', 'stExpander', 'stLayoutWrapper']
-    .map(t => `[data-testid="stMain"] [data-testid="${t}"]`).join(',');
-  const boxes = [...document.querySelectorAll(sel)].filter(e => e.checkVisibility())
-    .map(e => e.getBoundingClientRect())
-    .filter(r => r.width > 0 && r.height > 0).map(r => [r.top - top, r.bottom - top]);
+  const origin = main.getBoundingClientRect().top - main.scrollTop;
+  const box = e => { const r = e.getBoundingClientRect(); return [r.top - origin, r.bottom - origin]; };
+  const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;
+  const blocks = [...document.querySelectorAll(
+      '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > *')].filter(shown)
+    .map(e => [...box(e), !!e.querySelector('[data-testid="stHeading"]'), e.innerText.trim().endsWith(':')]);
+  const leaves = [...main.querySelectorAll('[data-testid="stElementContainer"]')].filter(shown).map(box);
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
-  return {height: main.scrollHeight, boxes, bg};
+  return {height: main.scrollHeight, blocks, leaves, bg};
 }"""
 
 
@@ -146,11 +152,21 @@ def open_screen(page, url: str, timeout_s: float) -> list[str]:
 
 
 def cuts(layout: dict, height: int) -> list[tuple[int, int]]:
-    """(start, end) of each slide: as much as fits, ending in a gap between elements if one is near."""
-    boxes = layout["boxes"]
-    end = int(max([b for _, b in boxes] + [0]) + 40) if boxes else layout["height"]
+    """(start, end) of each slide: as much as fits, ending between two blocks where possible.
 
-    def clean(y):
+    A heading, or a line ending with a colon, stays with the block after it; a cut before a heading is preferred when it leaves
+    the slide at least 60% full; a block taller than a slide is cut between its own elements,
+    or, failing that, wherever the slide ends.
+    """
+    blocks = [[top, bottom] for top, bottom, _, _ in layout["blocks"]]
+    headings = [top for top, _, heading, _ in layout["blocks"] if heading]
+    for i, (top, bottom, heading, colon) in enumerate(layout["blocks"][:-1]):
+        if heading or colon:  # glue it to the next block: no clean cut in between
+            blocks[i][1] = layout["blocks"][i + 1][0] + 2
+    leaves = layout["leaves"]
+    end = int(max([b for _, b in leaves + blocks], default=layout["height"] - 40) + 40)
+
+    def clean(y, boxes):
         return not any(top + 1 < y < bottom - 1 for top, bottom in boxes)
 
     spans, start = [], 0
@@ -159,9 +175,14 @@ def cuts(layout: dict, height: int) -> list[tuple[int, int]]:
         if start + room >= end:
             spans.append((start, end))
             break
-        gaps = [int(top) - 8 for top, _ in boxes if start + room * 0.5 < top - 8 <= start + room]
-        gaps = [y for y in gaps if clean(y)]
-        stop = max(gaps) if gaps else start + room
+
+        def best(tops, boxes, fill):
+            ys = [int(t) - 8 for t in tops if start + room * fill < t - 8 <= start + room]
+            return max([y for y in ys if clean(y, boxes)], default=None)
+
+        stop = (best(headings, blocks, 0.6) or best([t for t, _ in blocks], blocks, 0.4)
+                or best([t for t, _ in leaves], leaves + [b for b in blocks if b[1] - b[0] <= room], 0.3)
+                or start + room)
         spans.append((start, stop))
         start = stop
     return spans
@@ -235,6 +256,89 @@ def screenshots(args, params: list[tuple[str, str]]) -> int:
     return failed
 
 
+# --- figures: every chart offline, no browser ------------------------------------------------
+
+def arrow_records(raw: bytes) -> list[dict]:
+    """Streamlit's Arrow bytes as Vega-Lite rows; NaN and infinities become null (JSON has none)."""
+    import pyarrow as pa
+    rows = pa.ipc.open_stream(raw).read_all().to_pylist()
+    return [{k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+            for row in rows]
+
+
+def standalone(proto) -> dict:
+    """The chart's Vega-Lite spec with its data put back in (Streamlit sends the data beside it)."""
+    spec = json.loads(proto.spec)
+    for dataset in proto.datasets:
+        spec.setdefault("datasets", {})[dataset.name] = arrow_records(dataset.data.data)
+    if proto.HasField("data") and proto.data.data:
+        spec["data"] = {"values": arrow_records(proto.data.data)}
+    if "mark" in spec or "layer" in spec:  # one view: size it as a 16:9 figure where it has no size
+        height = spec.get("height") if isinstance(spec.get("height"), (int, float)) else None
+        if "width" not in spec:
+            spec["width"] = round(height * 16 / 9) if height else 960
+        if "height" not in spec:
+            spec["height"] = round(spec["width"] * 9 / 16) if isinstance(spec["width"], (int, float)) else 540
+    return spec
+
+
+def chart_title(spec: dict) -> str:
+    for view in [spec] + spec.get("layer", []):
+        title = view.get("title")
+        if isinstance(title, dict):
+            title = title.get("text")
+        if isinstance(title, list):
+            title = " ".join(map(str, title))
+        if title:
+            return str(title)
+    return "chart"
+
+
+def run_screen(app: Path, screen: str, params: list[tuple[str, str]], timeout: float):
+    """The screen as AppTest runs it: app.py with the URL parameters, then the page."""
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(app), default_timeout=timeout)
+    for name, raw in params:
+        at.query_params[name] = raw
+    at.run()
+    if screen != "home":
+        at.switch_page(f"pages/{SCREENS[screen]}.py").run()
+    return at
+
+
+def export_figures(args, params: list[tuple[str, str]]) -> int:
+    """Every Altair chart of every screen as SVG, and as PNG scaled to fit a slide (1920x1080 x scale)."""
+    import vl_convert as vlc
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "no ScriptRunContext" noise
+    out, failed = Path(args.out), 0
+    for screen in args.screens:
+        began = time.time()
+        at = run_screen(Path(args.app), screen, params, args.timeout)
+        problems = [str(e.value).splitlines()[0] for e in at.exception] + [str(e.value) for e in at.error]
+        files, used = [], set()
+        for i, chart in enumerate(at.get("vega_lite_chart"), 1):
+            spec = standalone(chart.proto)
+            name = f"{stem(screen, params)}__chart{i:02d}_{slug(chart_title(spec), 50)}"
+            svg = vlc.vegalite_to_svg(json.dumps(spec, allow_nan=False))
+            root = ElementTree.fromstring(svg)
+            width, height = float(root.get("width")), float(root.get("height"))
+            png = vlc.svg_to_png(svg, scale=args.scale * min(WIDTH / width, HEIGHT / height))
+            (out / f"{name}.svg").write_text(svg, encoding="utf-8")
+            (out / f"{name}.png").write_bytes(png)
+            files += [out / f"{name}.svg", out / f"{name}.png"]
+            used.add(name)
+        skipped = [f"{len(at.get(kind))} {what}" for kind, what in
+                   (("imgs", "image(s) drawn with st.image"), ("graphviz_chart", "graphviz diagram(s)"))
+                   if len(at.get(kind))]
+        print(f"{screen}: {len(files) // 2} chart(s) in {time.time() - began:.1f} s"
+              + (f" (not charts, skipped: {', '.join(skipped)})" if skipped else "")
+              + "".join(f"\n  {f}" for f in files))
+        for problem in problems:
+            failed += 1
+            print(f"ERROR on screen {screen}: {problem}")
+    return failed
+
+
 @contextmanager
 def nullcontext(value):
     yield value
@@ -262,7 +366,6 @@ def main(argv=None) -> int:
     Path(args.out).mkdir(parents=True, exist_ok=True)
     began = time.time()
     if args.figures:
-        from figures import export_figures  # scripts/figures.py: AppTest + vl-convert, no browser
         failed = export_figures(args, params)
     else:
         unknown = [s for s in args.screens if s not in SCREENS and args.app == str(ROOT / "app.py")]

@@ -3,7 +3,7 @@ from conftest import chart_specs, open_screen, page_text
 
 
 def metrics(at) -> dict:
-    return {m.label: str(m.value) for m in at.metric}
+    return {m.label: str(m.value) for m in at.metric if " vs " not in m.label}
 
 
 def test_book_preset_shows_the_books_context_vectors_and_shapes():

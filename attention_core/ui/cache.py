@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core import lesson
+from attention_core import agreement, lesson
 from attention_core.ui.state import value
 
 if TYPE_CHECKING:  # sidebar.py imports this module
@@ -75,3 +75,23 @@ def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: tuple[int, 
     differences, mean_sums = lesson.dropout_convergence(attn_weights, p, list(draws), first_seed)
     frame = pd.DataFrame({"draws": list(draws), "difference": differences, "measure": "max |mean − weights|"})
     return frame, mean_sums
+
+
+@st.cache_data(max_entries=8, show_spinner="Comparing with torch.nn.MultiheadAttention…")
+def _mha_agreement(x_key, d_out, num_heads, seed, context_length):
+    return agreement.mha_vs_torch(cached_inputs(*x_key).x, d_out, num_heads, seed, context_length)
+
+
+def mha_agreement(settings: Settings, num_heads: int) -> dict:
+    """MultiHeadAttention vs nn.MultiheadAttention with copied weights (needs d_in == d_out)."""
+    return _mha_agreement(_x_key(), settings.d_out, num_heads, settings.seed_for("heads"), len(settings.tokens))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _exercise_3_1(x_key, d_out, seed):
+    return agreement.exercise_3_1(cached_inputs(*x_key).x, d_out, seed)
+
+
+def exercise_3_1(settings: Settings) -> float:
+    """Exercise 3.1 on the current input: SelfAttention_v2's weights copied into SelfAttention_v1."""
+    return _exercise_3_1(_x_key(), settings.d_out, settings.seed_for("mask"))

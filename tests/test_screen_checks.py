@@ -1,0 +1,45 @@
+"""Every stage screen shows its agreement with PyTorch, and its common mistakes on request."""
+import pytest
+
+from conftest import open_screen, page_text
+
+SCREENS = ["scores", "softmax", "mask", "dropout", "heads"]
+
+
+def agreement_metrics(at) -> dict:
+    return {m.label: float(m.value) for m in at.metric if " vs " in m.label or "exercise" in m.label}
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_each_screen_agrees_with_pytorch(screen):
+    at = open_screen(screen, proj="v1") if screen == "scores" else open_screen(screen)
+    checks = agreement_metrics(at)
+    assert checks, "no agreement metric on the screen"
+    assert all(diff <= 1e-5 for diff in checks.values()), checks
+
+
+def test_heads_compares_with_nn_multiheadattention_when_d_in_equals_d_out():
+    at = open_screen("heads", input="random", tokens="8", d_in="6", d_out="6", heads="3")
+    checks = agreement_metrics(at)
+    assert "output vs nn.MultiheadAttention" in checks and "weights vs nn.MultiheadAttention" in checks
+    assert max(checks.values()) <= 1e-5
+
+
+@pytest.mark.parametrize("screen, claim", [
+    ("scores", "every dimension reversed"),
+    ("softmax", "Each key's column sums to 1"),
+    ("mask", "cannot be converted"),
+    ("dropout", "the model's answers are random"),
+    ("heads", "flatter by a factor"),
+])
+def test_pitfalls_appear_only_when_asked(screen, claim):
+    assert claim not in page_text(open_screen(screen))
+    at = open_screen(screen, pitfalls="1")
+    text = page_text(at)
+    assert claim in text
+    assert len(at.get("alert")) or at.error  # the wrong result is marked as an error box
+
+
+def test_mask_pitfalls_show_nan_for_a_fully_masked_row_and_uniform_for_minus_1e9():
+    text = page_text(open_screen("mask", pitfalls="1"))
+    assert "nan, nan" in text and "0.1667, 0.1667" in text
