@@ -11,6 +11,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+# Validating every chart against the Vega-Lite schema as it is built costs tens of milliseconds a
+# chart on every slider move; these builders are tested instead.
+alt.utils.schemapi.disable_debug_mode()
+
 CELL_TEXT_MAX = 12  # up to 12 x 12 the values are printed in the cells
 ALTAIR_MAX = 64  # above 64 x 64 a matrix is drawn as an image (one rect per cell gets slow)
 
@@ -62,7 +66,7 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
     rows, cols = np.asarray(matrix).shape
     x = alt.X("key:N", sort=list(col_labels), title="key (attended to)",
-              axis=alt.Axis(labelAngle=-45, labelOverlap=False))
+              axis=alt.Axis(labelAngle=-45, labelOverlap=cols > CELL_TEXT_MAX))
     y = alt.Y("query:N", sort=list(row_labels), title="query (attending)")
     base = alt.Chart(frame).encode(x=x, y=y)
     rect = base.mark_rect().encode(
@@ -142,6 +146,15 @@ def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
         rule = alt.Chart(pd.DataFrame({x: [mark_x]})).mark_rule(color="#f59e0b", strokeWidth=2).encode(x=f"{x}:Q")
         lines = lines + rule
     return lines.properties(title=title, height=300)
+
+
+def to_spec(chart) -> dict:
+    """The chart as a Vega-Lite dict with its data inline, without schema validation (fast)."""
+    spec = chart.to_dict(validate=False)
+    view = spec.get("config", {}).get("view", {})
+    for default in ("continuousWidth", "continuousHeight"):  # Altair's theme defaults, not ours
+        view.pop(default, None)
+    return spec
 
 
 def styled(chart, font_scale: float = 1.0):

@@ -7,7 +7,7 @@ from attention_core import efficiency, ui
 from attention_core.device import describe
 
 CPU_SIZES, GPU_SIZES = efficiency.token_sizes(4096), efficiency.token_sizes(65536)
-BUDGET_S = {"cpu": 60.0}  # the CPU stops at a time budget; a GPU at its memory (out of memory is caught)
+BUDGET_S = {"cpu": 60.0}  # seconds per sweep; a GPU also stops at its memory (out of memory is caught)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -62,7 +62,7 @@ if st.button("Measure", type="primary", icon=":material/speed:", key="eff_run"):
     methods = ("course", "sdpa", *found)
     rows, notes, used = efficiency.sweep(
         lambda dev, t, m: measure(dev, batch, heads, head_dim, t, repeats, m),
-        [t for t in sizes if t <= max_tokens], methods, device, BUDGET_S.get(device),
+        [t for t in sizes if t <= max_tokens], methods, device, BUDGET_S.get(device, 120.0),
         on_step=lambda fraction, text: bar.progress(min(fraction, 1.0), text=text))
     bar.empty()
     st.session_state["eff_last"] = dict(rows=rows, notes=notes, device=used, batch=batch, heads=heads,
@@ -83,10 +83,14 @@ else:
     computed = computed.assign(label="(b, h, T, T) float32 weights: computed",
                                MB=[efficiency.weights_bytes(last["batch"], last["heads"], t) / 1e6
                                    for t in computed["tokens"]])
+    memory = pd.concat([ok[["tokens", "label", "MB"]], computed], ignore_index=True)
     left, right = st.columns(2)
-    left.altair_chart(loglog(ok, "ms", "Time per call", "milliseconds (log)"), width="stretch")
-    right.altair_chart(loglog(pd.concat([ok[["tokens", "label", "MB"]], computed]), "MB",
-                              "Peak memory of new tensors", "MB (log)"), width="stretch")
+    with left:
+        ui.chart(loglog(ok, "ms", "Time per call", "milliseconds (log)"), "attention time per call",
+                 table=lambda: ok[["tokens", "label", "ms"]], width="stretch")
+    with right:
+        ui.chart(loglog(memory, "MB", "Peak memory of new tensors", "MB (log)"), "attention peak memory",
+                 table=lambda: memory, width="stretch")
     how = ("`torch.cuda.max_memory_allocated()` during the call, minus what was allocated before it"
            if last["device"] == "cuda" else "the tensors PyTorch's operations create during the call, followed "
            "through its dispatcher, counting the most bytes alive at once (the inputs are not counted)")
@@ -126,7 +130,7 @@ else:
                      hide_index=True, column_config={"max_abs_diff": st.column_config.NumberColumn(format="%.1e")})
 
 st.subheader("Why the fused kernel wins")
-st.markdown(
+ui.explain(
     "Both versions do the same O(T²) arithmetic: every query still meets every earlier key. The difference "
     "is memory. The course version writes the T × T scores to memory, reads them back to mask, again to scale, "
     "again for softmax, again to multiply by V: at large T it waits on memory, not on arithmetic, and its "
@@ -136,14 +140,16 @@ st.markdown(
     "output that it rescales when a larger score appears (the *online softmax*), so the T × T matrix is never "
     "written: its memory line is the output's size, slope 1. With `is_causal=True` it also skips the tiles "
     "above the diagonal, which the course computes and then masks away. The math backend is PyTorch's own "
-    "unfused reference and materialises the matrix too."
+    "unfused reference and materialises the matrix too.",
+    title="Why the fused kernel wins",
 )
 gb = efficiency.format_bytes(efficiency.weights_bytes(1, 12, 8192))
-st.markdown(
+ui.explain(
     f"Where the quadratic bites: GPT-2 small's 12 heads at 8,192 tokens need 12 × 8,192² × 4 bytes = **{gb}** for "
     "one copy of the weights of one layer and one sequence, before the scores, the masked and scaled copies, "
     "a batch, or the copies training keeps for the backward pass. At 1,024 tokens the same tensor is "
-    f"{efficiency.format_bytes(efficiency.weights_bytes(1, 12, 1024))}."
+    f"{efficiency.format_bytes(efficiency.weights_bytes(1, 12, 1024))}.",
+    title="Where the quadratic bites",
 )
 
 ui.show_code(efficiency.course_attention, efficiency.fused_attention, efficiency.time_call,

@@ -124,25 +124,42 @@ def slider_latency(browser, url: str, key: str, moves: int) -> dict:
         page.goto(url, timeout=180_000)
         wait_idle(page, timeout_ms=180_000)
         errors = page.locator('[data-testid="stException"]').count()
+        times, parts, failed, why = [], [], 0, set()
+        dialog = page.locator('[role="dialog"]')
+        if dialog.count():  # e.g. Streamlit's "Page not found": say so, close it, measure anyway
+            why.add("a dialog was open after loading: " + dialog.first.inner_text().replace("\n", " ")[:100])
+            page.keyboard.press("Escape")
+            wait_idle(page, timeout_ms=180_000)
         page.evaluate(INSTALL, key)
         thumb = page.locator(f".st-key-{key} input[type=range]")
-        times, failed = [], 0
         for i in range(moves + 1):  # the first move warms the caches and is not counted
             thumb.focus()
+            if not thumb.evaluate("el => el === document.activeElement"):
+                blocker = page.evaluate("document.activeElement && (document.activeElement.getAttribute('role') "
+                                        "|| document.activeElement.tagName)")
+                why.add(f"the slider could not take the keyboard focus ({blocker} has it)")
+                failed += 1
+                continue
             page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
             try:
                 page.wait_for_function("window.__bench.running !== null", timeout=5_000, polling=10)
                 page.wait_for_function(FINISHED, arg=QUIET_MS, timeout=180_000, polling=20)
             except Exception:  # playwright's TimeoutError: the rerun never started or never ended
+                why.add("no rerun started within 5 s, or it did not end")
                 failed += 1
                 wait_idle(page, timeout_ms=180_000)
                 continue
             b = page.evaluate("window.__bench")
             if i and b["changed"]:
-                times.append(max(b["done"], b["last"]) - b["t0"])
+                end = max(b["done"], b["last"])
+                times.append(end - b["t0"])
+                parts.append((b["running"] - b["t0"], b["done"] - b["running"], end - b["done"]))
             elif i:
-                failed += 1  # a rerun that changed nothing on screen is not a re-render
-        return {"times": times, "failed": failed, "errors": errors}
+                why.add("a rerun changed nothing outside the slider")
+                failed += 1
+        # Where the time went (medians): key press -> run starts, the run, the drawing after it.
+        split = [statistics.median(p) for p in zip(*parts)] if parts else [None] * 3
+        return {"times": times, "failed": failed, "errors": errors, "why": sorted(why), "split": split}
     finally:
         page.close()
 
@@ -170,6 +187,10 @@ def browser_section(moves: int, quick: bool, lines: list[str]) -> None:
                       f"not counted). {moves} moves per row after one warm-up move, alternating → and ←.", ""]
             app_rows = {}
             with serve(ROOT / "app.py") as base:
+                warm = browser.new_page()  # app.py runs once, so the screens' URL paths exist
+                warm.goto(base, timeout=180_000)
+                wait_idle(warm, timeout_ms=180_000)
+                warm.close()
                 for config, query in CONFIGS.items():
                     for screen, key in SCREENS.items():
                         if config == "512 tokens" and screen not in at_512:
@@ -179,14 +200,23 @@ def browser_section(moves: int, quick: bool, lines: list[str]) -> None:
                         print(f"  {config:>10} /{screen}: {ms(summary(app_rows[config, screen]['times'])[0])} ms",
                               file=sys.stderr)
             lines += ["### Slider move → screen re-rendered", "",
-                      "| screen | setting | slider | median ms | p90 ms | target | meets | failed moves | errors |",
-                      "|---|---|---|---:|---:|---|---|---:|---:|"]
+                      "Split of the median move: until the script run starts / the run (server, and the page "
+                      "updating as elements arrive) / after the run ends (drawing, images).", "",
+                      "| screen | setting | slider | median ms | p90 ms | split ms | target | meets | failed moves "
+                      "| errors |",
+                      "|---|---|---|---:|---:|---|---|---|---:|---:|"]
             for (config, screen), r in app_rows.items():
                 median, p90 = summary(r["times"])
                 target = TARGET_MS.get(config)
                 meets = "–" if target is None or median is None else ("yes" if median <= target else "**no**")
-                lines.append(f"| /{screen} | {config} | `{SCREENS[screen]}` | {ms(median)} | {ms(p90)} | "
+                split = " / ".join(ms(v) for v in r["split"])
+                lines.append(f"| /{screen} | {config} | `{SCREENS[screen]}` | {ms(median)} | {ms(p90)} | {split} | "
                              f"{f'≤ {target} ms' if target else '–'} | {meets} | {r['failed']} | {r['errors']} |")
+
+            problems = [f"- /{screen} ({config}): " + "; ".join(r["why"]) for (config, screen), r in app_rows.items()
+                        if r["why"]]
+            if problems:
+                lines += ["", "Problems seen:", *problems]
 
             base_rows = {}
             with serve(ROOT / "scripts" / "baseline_heatmap_app.py") as base:
@@ -197,10 +227,11 @@ def browser_section(moves: int, quick: bool, lines: list[str]) -> None:
             browser.close()
     lines += ["", "### Baseline: a full-matrix Altair heatmap page (scripts/baseline_heatmap_app.py)", "",
               "One `mark_rect` per cell of a T × T softmax matrix with tooltips; the seed slider redraws it.", "",
-              "| tokens | cells | median ms | p90 ms | failed moves |", "|---:|---:|---:|---:|---:|"]
+              "| tokens | cells | median ms | p90 ms | split ms | failed moves |", "|---:|---:|---:|---:|---|---:|"]
     for tokens, r in base_rows.items():
         median, p90 = summary(r["times"])
-        lines.append(f"| {tokens} | {tokens * tokens:,} | {ms(median)} | {ms(p90)} | {r['failed']} |")
+        split = " / ".join(ms(v) for v in r["split"])
+        lines.append(f"| {tokens} | {tokens * tokens:,} | {ms(median)} | {ms(p90)} | {split} | {r['failed']} |")
     baseline_512 = summary(base_rows.get(512, {"times": []})["times"])[0]
     lines += ["", f"### At 512 tokens: the app against the baseline (target ≥ {SPEEDUP_TARGET}× faster)", "",
               "| screen | app median ms | baseline median ms | speed-up | meets |", "|---|---:|---:|---:|---|"]
@@ -217,8 +248,9 @@ def browser_section(moves: int, quick: bool, lines: list[str]) -> None:
 def compute_section(device: str, repeats: int, quick: bool, lines: list[str]) -> None:
     sizes = (6, 256, 1024) if quick else (6, 64, 256, 1024)
     lines += ["", f"### Compute per stage on {describe(device)} (cache miss: build the seeded modules, trace, copy "
-              f"to the CPU)", "", f"Median of {repeats} after one warm-up. 6 tokens: the book's inputs (d_in 3, d_out 2, "
-              "2 heads); otherwise seeded random inputs at GPT-2 small's sizes (d_in = d_out = 768, 12 heads).", "",
+              "to the CPU)", "", f"Median of {repeats} after one warm-up. 6 tokens: the book's inputs (d_in 3, "
+              "d_out 2, 2 heads); otherwise seeded random inputs at GPT-2 small's sizes (d_in = d_out = 768, "
+              "12 heads).", "",
               "| tokens | scores: `projection_trace('v1')` ms | mask: `causal_trace` ms | heads: `heads_trace` ms |",
               "|---:|---:|---:|---:|"]
     for tokens in sizes:

@@ -12,7 +12,6 @@ elements where possible. The exit status is 1 when a screen shows an exception o
 """
 import argparse
 import json
-import logging
 import math
 import os
 import re
@@ -24,7 +23,7 @@ import time
 import unicodedata
 import urllib.parse
 import urllib.request
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -154,9 +153,9 @@ def open_screen(page, url: str, timeout_s: float) -> list[str]:
 def cuts(layout: dict, height: int) -> list[tuple[int, int]]:
     """(start, end) of each slide: as much as fits, ending between two blocks where possible.
 
-    A heading, or a line ending with a colon, stays with the block after it; a cut before a heading is preferred when it leaves
-    the slide at least 60% full; a block taller than a slide is cut between its own elements,
-    or, failing that, wherever the slide ends.
+    A heading, or a line ending with a colon, stays with the block after it; a cut before a
+    heading is preferred when it leaves the slide at least 60% full; a block taller than a slide
+    is cut between its own elements, or, failing that, wherever the slide ends.
     """
     blocks = [[top, bottom] for top, bottom, _, _ in layout["blocks"]]
     headings = [top for top, _, heading, _ in layout["blocks"] if heading]
@@ -197,7 +196,7 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
         page.set_viewport_size({"width": WIDTH, "height": layout["height"]})
         wait_ready(page, args.timeout)
         height = page.evaluate(LAYOUT)["height"]
-        file = out / f"{name}.png"
+        file = out / f"{name}__tall.png"
         page.screenshot(path=file, animations="disabled", clip={"x": 0, "y": 0, "width": WIDTH, "height": height})
         page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
         return [file], problems
@@ -206,16 +205,18 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
     page.set_viewport_size({"width": WIDTH, "height": layout["height"] + HEIGHT})
     wait_ready(page, args.timeout)
     layout = page.evaluate(LAYOUT)
+    for stale in out.glob(f"{name}__[0-9][0-9].png"):  # from an earlier, longer run of this screen
+        stale.unlink()
     files = []
     for i, (start, stop) in enumerate(cuts(layout, HEIGHT), 1):
         top = start - TOP_BAND if start else 0
-        page.evaluate("""([top, stop, bottom, bg]) => {
-          for (const [y, h] of [[top, stop - top], [bottom, top + 1080 - bottom]]) {
+        page.evaluate("""([top, stop, bottom, bg, height]) => {
+          for (const [y, h] of [[top, stop - top], [bottom, top + height - bottom]]) {
             const d = document.createElement('div'); d.className = 'slides-band';
             d.style.cssText = `position:fixed;left:0;top:${y}px;width:100%;height:${h}px;background:${bg};z-index:2147483647`;
             document.body.appendChild(d);
           }
-        }""", [top, start, stop, layout["bg"]])
+        }""", [top, start, stop, layout["bg"], HEIGHT])
         file = out / f"{name}__{i:02d}.png"
         page.screenshot(path=file, animations="disabled", clip={"x": 0, "y": top, "width": WIDTH, "height": HEIGHT})
         page.evaluate("document.querySelectorAll('.slides-band').forEach(d => d.remove())")
@@ -309,13 +310,15 @@ def run_screen(app: Path, screen: str, params: list[tuple[str, str]], timeout: f
 def export_figures(args, params: list[tuple[str, str]]) -> int:
     """Every Altair chart of every screen as SVG, and as PNG scaled to fit a slide (1920x1080 x scale)."""
     import vl_convert as vlc
-    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "no ScriptRunContext" noise
+    os.environ.setdefault("STREAMLIT_LOGGER_LEVEL", "error")  # AppTest's "missing ScriptRunContext" noise
     out, failed = Path(args.out), 0
     for screen in args.screens:
         began = time.time()
         at = run_screen(Path(args.app), screen, params, args.timeout)
         problems = [str(e.value).splitlines()[0] for e in at.exception] + [str(e.value) for e in at.error]
-        files, used = [], set()
+        for stale in out.glob(f"{stem(screen, params)}__chart[0-9][0-9]_*.*"):  # from an earlier run
+            stale.unlink()
+        files = []
         for i, chart in enumerate(at.get("vega_lite_chart"), 1):
             spec = standalone(chart.proto)
             name = f"{stem(screen, params)}__chart{i:02d}_{slug(chart_title(spec), 50)}"
@@ -326,7 +329,6 @@ def export_figures(args, params: list[tuple[str, str]]) -> int:
             (out / f"{name}.svg").write_text(svg, encoding="utf-8")
             (out / f"{name}.png").write_bytes(png)
             files += [out / f"{name}.svg", out / f"{name}.png"]
-            used.add(name)
         skipped = [f"{len(at.get(kind))} {what}" for kind, what in
                    (("imgs", "image(s) drawn with st.image"), ("graphviz_chart", "graphviz diagram(s)"))
                    if len(at.get(kind))]
@@ -337,11 +339,6 @@ def export_figures(args, params: list[tuple[str, str]]) -> int:
             failed += 1
             print(f"ERROR on screen {screen}: {problem}")
     return failed
-
-
-@contextmanager
-def nullcontext(value):
-    yield value
 
 
 def main(argv=None) -> int:
@@ -363,15 +360,12 @@ def main(argv=None) -> int:
     params = urllib.parse.parse_qsl(args.params.lstrip("?"), keep_blank_values=True)
     if args.presenter:
         params = [(k, v) for k, v in params if k != "presenter"] + [("presenter", "1")]
+    unknown = [s for s in args.screens if s not in SCREENS]
+    if unknown and (args.figures or Path(args.app).resolve() == ROOT / "app.py"):  # --app: any URL path
+        parser.error(f"unknown screen(s) {' '.join(unknown)}; choose from {' '.join(SCREENS)}")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     began = time.time()
-    if args.figures:
-        failed = export_figures(args, params)
-    else:
-        unknown = [s for s in args.screens if s not in SCREENS and args.app == str(ROOT / "app.py")]
-        if unknown:
-            parser.error(f"unknown screen(s) {unknown}; choose from {' '.join(SCREENS)}")
-        failed = screenshots(args, params)
+    failed = export_figures(args, params) if args.figures else screenshots(args, params)
     print(f"wrote to {Path(args.out).resolve()} in {time.time() - began:.1f} s")
     if failed:
         print(f"{failed} error(s) on screen: see above", file=sys.stderr)

@@ -38,9 +38,15 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 def chart_frames(at: AppTest) -> list[tuple[dict, list]]:
     """Each Vega-Lite chart's spec with its data (Streamlit ships the data as Arrow datasets)."""
+    import pandas as pd
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-    return [(json.loads(c.proto.spec), [convert_arrow_bytes_to_pandas_df(d.data.data) for d in c.proto.datasets])
-            for c in at.get("vega_lite_chart")]
+    result = []
+    for c in at.get("vega_lite_chart"):
+        spec = json.loads(c.proto.spec)
+        frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in c.proto.datasets]
+        frames += [pd.DataFrame(values) for values in spec.get("datasets", {}).values()]  # inline data
+        result.append((spec, frames))
+    return result
 
 
 def page_text(at: AppTest) -> str:

@@ -93,9 +93,10 @@ def _zoom(values: np.ndarray, rows, cols, kind: str, title: str) -> None:
         clamp("window_key", low=1, high=n_cols - size + 1)
         c0 = control(st.slider, "Zoom: keys from", "window_key", min_value=1, max_value=n_cols - size + 1)
     part = charts.window(values, r0 - 1, c0 - 1, size)
-    st.altair_chart(charts.heatmap(part, rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size], kind,
-                                   f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}"),
-                    width="content")
+    window_chart = charts.heatmap(part, rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size], kind,
+                                  f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}",
+                                  size=480, font_scale=font_scale())
+    st.vega_lite_chart(spec=charts.to_spec(charts.styled(window_chart, font_scale())), width="content")
     sync_url()  # a fragment rerun skips app.py, which otherwise keeps the URL up to date
 
 
@@ -115,10 +116,12 @@ def font_scale() -> float:
 
 
 def chart(drawn, name: str, table=None, **kwargs):
-    """st.altair_chart with presenter-mode fonts and Download (PNG, SVG, CSV) buttons under it."""
-    drawn = charts.styled(drawn, font_scale())
-    event = st.altair_chart(drawn, **kwargs)
-    download_buttons(name, chart=drawn, table=table)
+    """An Altair chart drawn with presenter-mode fonts and Download (PNG, SVG, CSV) buttons under it."""
+    spec = charts.to_spec(charts.styled(drawn, font_scale()))
+    # st.vega_lite_chart with a ready dict skips Streamlit's Altair conversion, which validates the
+    # chart again and holds a process-wide lock: with a class of users that lock is a queue.
+    event = st.vega_lite_chart(spec=spec, **kwargs)
+    download_buttons(name, spec=spec, table=table)
     return event
 
 

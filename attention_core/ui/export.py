@@ -30,8 +30,8 @@ def _image_png(image: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def download_buttons(name: str, chart=None, image: np.ndarray | None = None, table=None) -> None:
-    """PNG + SVG of an Altair chart (or PNG of an image) and CSV of its numbers, in a popover.
+def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | None = None, table=None) -> None:
+    """PNG + SVG of a Vega-Lite chart (or PNG of an image) and CSV of its numbers, in a popover.
 
     table: a function returning the DataFrame to save (called on click only).
     """
@@ -41,8 +41,7 @@ def download_buttons(name: str, chart=None, image: np.ndarray | None = None, tab
         slug += "-2"
     used.add(slug)
     with st.popover("Download", icon=":material/download:"):
-        if chart is not None:
-            spec = chart.to_dict()
+        if spec is not None:
             st.download_button("PNG (2×)", lambda: _vega_png(spec), f"{slug}.png", "image/png", key=f"png:{slug}")
             st.download_button("SVG", lambda: _vega_svg(spec), f"{slug}.svg", "image/svg+xml", key=f"svg:{slug}")
         if image is not None:

@@ -1,0 +1,152 @@
+"""scripts/slides.py, run as a teacher would: slides from the real app in Chromium, figures offline."""
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from PIL import Image  # installed with Streamlit
+
+from browser import require_browser, streamlit_server
+from conftest import chart_specs, open_screen
+
+ROOT = Path(__file__).resolve().parents[1]
+SLIDES = ROOT / "scripts" / "slides.py"
+
+
+def slides(*args, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SLIDES), *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def pngs(folder: Path, screen: str) -> list[Path]:
+    return sorted(folder.glob(f"{screen}__*.png"))
+
+
+def not_blank(path: Path) -> bool:
+    """More than 0.5% of the pixels differ from the most common colour (the background)."""
+    image = Image.open(path).convert("RGB")
+    image.thumbnail((480, 270))  # plenty for this, and quick
+    counts = sorted(count for count, _ in image.getcolors(maxcolors=image.width * image.height))
+    return sum(counts[:-1]) > 0.005 * image.width * image.height
+
+
+@pytest.fixture
+def browser():
+    require_browser()
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One running app for the runs that take --url (the first test starts its own)."""
+    require_browser()
+    with streamlit_server() as base:
+        yield base
+
+
+def chrome_hidden(path: Path) -> bool:
+    """The left edge (where the sidebar would be) and the top edge (the toolbar) are plain background,
+    the colour of the right margin, which is background in any case."""
+    image = Image.open(path).convert("RGB")
+    w, h = image.size
+
+    def colours(box):
+        strip = image.crop(box)
+        return {colour for _, colour in strip.getcolors(maxcolors=strip.width * strip.height)}
+
+    background = colours((w - w // 100, 0, w, h))
+    return len(background) == 1 and colours((0, 0, w // 50, h)) == colours((0, 0, w, h // 27)) == background
+
+
+def test_slides_of_two_screens_are_16_9_images_with_content(browser):
+    out = Path(tempfile.mkdtemp(prefix="slides-"))
+    run = slides("--screens", "scores", "mask", "--layout", "pages", "--out", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert str(out) in run.stdout
+    for screen in ("scores", "mask"):
+        files = pngs(out, screen)
+        assert len(files) >= 2, f"{screen}: a long screen gives several slides, got {files}"
+        assert files[0].name == f"{screen}__01.png"
+        for file in files:
+            assert Image.open(file).size == (1920, 1080), file
+            assert not_blank(file), f"{file} is blank"
+        assert chrome_hidden(files[0]), f"{files[0]}: the sidebar or the toolbar shows"
+    assert {p.name for p in out.iterdir()} == {p.name for s in ("scores", "mask") for p in pngs(out, s)}
+
+
+def test_scale_2_gives_3840x2160_and_parameters_name_the_files(server):
+    out = Path(tempfile.mkdtemp(prefix="slides-"))
+    run = slides("--url", server, "--screens", "home", "--scale", "2", "--params", "preset=book&query=3",
+                 "--out", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    files = pngs(out, "home")
+    assert files and files[0].name == "home__preset-book_query-3__01.png"
+    assert Image.open(files[0]).size == (3840, 2160)
+    assert not_blank(files[0])
+
+
+def test_the_tall_layout_is_one_image_1920_wide_with_the_whole_screen(server):
+    out = Path(tempfile.mkdtemp(prefix="slides-"))
+    run = slides("--url", server, "--screens", "scores", "--layout", "tall", "--out", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert [p.name for p in out.iterdir()] == ["scores__tall.png"]
+    file = out / "scores__tall.png"
+    width, height = Image.open(file).size
+    assert width == 1920 and height > 2 * 1080  # the screen is longer than two slides
+    assert not_blank(file)
+
+
+def test_an_exception_or_an_st_error_on_a_screen_makes_it_exit_non_zero(browser):
+    folder = Path(tempfile.mkdtemp(prefix="slides-app-"))
+    (folder / "app.py").write_text(textwrap.dedent("""
+        import streamlit as st
+
+        def fine():
+            st.title("fine")
+            st.warning("a warning is not an error")
+
+        def boom():
+            st.title("boom")
+            raise RuntimeError("boom on purpose")
+
+        def err():
+            st.title("err")
+            st.error("an st.error on purpose")
+
+        st.navigation([st.Page(fine, url_path="fine", default=True), st.Page(boom, url_path="boom"),
+                       st.Page(err, url_path="err")]).run()
+    """))
+    out = folder / "slides"
+    run = slides("--app", str(folder / "app.py"), "--screens", "home", "boom", "err", "--out", str(out))
+    assert run.returncode != 0
+    assert "ERROR on screen boom: RuntimeError" in run.stdout, run.stdout
+    assert "ERROR on screen err: an st.error on purpose" in run.stdout, run.stdout
+    assert "ERROR on screen home" not in run.stdout
+    assert pngs(out, "home") and pngs(out, "boom")  # the slides are still written, to show the error
+
+
+def test_figures_are_every_chart_of_a_screen_as_png_and_svg():
+    if importlib.util.find_spec("vl_convert") is None:  # a laptop may skip this; CI may not
+        problem = "vl-convert-python is not installed (pip install -r requirements-dev.txt)"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(problem)
+        pytest.skip(problem)
+    expected = len(chart_specs(open_screen("scores")))
+    assert expected >= 1
+    out = Path(tempfile.mkdtemp(prefix="figures-"))
+    run = slides("--figures", "--screens", "scores", "--out", str(out))
+    assert run.returncode == 0, run.stdout + run.stderr
+    svgs, figures = sorted(out.glob("scores__chart*.svg")), sorted(out.glob("scores__chart*.png"))
+    assert len(svgs) == len(figures) == expected
+    assert [p.stem for p in svgs] == [p.stem for p in figures]
+    assert "scores__chart01_attention-scores" in svgs[0].stem  # named by the chart's title
+    for svg, png in zip(svgs, figures):
+        assert ElementTree.parse(svg).getroot().tag.endswith("svg")
+        assert "<text" in svg.read_text()  # axes and labels were drawn, so the data was found
+        width, height = Image.open(png).size
+        assert width <= 1921 and height <= 1081 and (width >= 1900 or height >= 1060), (png, width, height)
+        assert not_blank(png)
