@@ -139,7 +139,7 @@ def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
     lines = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X(f"{x}:Q", scale=scale, title=x),
         y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
-        color=alt.Color(f"{color}:N", title=color),
+        color=alt.Color(f"{color}:N", title=color, scale=_pair_scale(frame[color])),
         tooltip=[f"{x}:Q", alt.Tooltip(f"{y}:Q", format=".4g"), f"{color}:N"],
     )
     if mark_x is not None:
@@ -214,6 +214,28 @@ def colour_bar(kind: str, width: int = 256, height: int = 14) -> np.ndarray:
     ramp = np.linspace(0, 1, width)
     values = ramp if kind != "scores" else ramp * 2 - 1
     return matrix_image(np.tile(values, (height, 1)), kind if kind != "scores" else "scores_unit")
+
+
+def histogram(frame: pd.DataFrame, title: str = "", group: str = "scores") -> alt.FacetChart:
+    """Pre-binned density bars (bin_start, bin_end, density), one panel per `group`, shared x axis."""
+    return alt.Chart(frame).mark_rect(opacity=0.85).encode(
+        x=alt.X("bin_start:Q", title="score"), x2="bin_end:Q", y=alt.Y("density:Q", title="density"),
+        y2=alt.datum(0), color=alt.Color(f"{group}:N", legend=None, scale=_pair_scale(frame[group])),
+        tooltip=[f"{group}:N", alt.Tooltip("bin_start:Q", format=".3f"), alt.Tooltip("bin_end:Q", format=".3f"),
+                 alt.Tooltip("density:Q", format=".4f")],
+    ).properties(width=320, height=240).facet(column=alt.Column(f"{group}:N", title=None)).resolve_scale(
+        y="independent").properties(title=title)
+
+
+# Scaled vs unscaled appear on several screens: always the same two clearly different colours.
+PAIR_COLOURS = {"ω / √d_k": "#2563eb", "ω (unscaled)": "#dc2626"}
+
+
+def _pair_scale(values) -> alt.Scale:
+    names = sorted(set(values))
+    if set(names) <= set(PAIR_COLOURS):
+        return alt.Scale(domain=names, range=[PAIR_COLOURS[n] for n in names])
+    return alt.Undefined
 
 
 _BLUES = np.array([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]], float)

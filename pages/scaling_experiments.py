@@ -1,7 +1,6 @@
 """Going further: why attention divides q . k by sqrt(d_k), measured on random queries and keys."""
 import math
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -10,29 +9,6 @@ from attention_core.experiments import POWERS, SCALED, UNSCALED
 
 SAMPLE_CHOICES = [256, 512, 1024, 2048, experiments.MAX_SAMPLES]
 SHORT = {SCALED: "scaled", UNSCALED: "unscaled"}
-
-
-@st.cache_data(max_entries=16, show_spinner="Running the experiment…")
-def why_scaling_sweep(samples: int, tokens: int, seed: int) -> pd.DataFrame:
-    """experiments.sweep as a long table (one row per d_k and variant), cached on plain values."""
-    return pd.DataFrame(experiments.sweep(samples, tokens, seed))
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def why_scaling_histogram(d_k: int, samples: int, tokens: int, seed: int) -> pd.DataFrame:
-    """experiments.histogram at one d_k as a table of bars, cached on plain values."""
-    return pd.DataFrame(experiments.histogram(d_k, samples, tokens, seed))
-
-
-def histogram_chart(frame: pd.DataFrame, title: str) -> alt.Chart:
-    """Density bars, one panel per variant, a shared x axis so the widths compare at a glance."""
-    return alt.Chart(frame).mark_rect(opacity=0.85).encode(
-        x=alt.X("bin_start:Q", title="score"), x2="bin_end:Q", y=alt.Y("density:Q", title="density"),
-        y2=alt.datum(0), color=alt.Color("scores:N", legend=None),  # the curves' colours: same field, same order
-        tooltip=["scores:N", alt.Tooltip("bin_start:Q", format=".3f"), alt.Tooltip("bin_end:Q", format=".3f"),
-                 alt.Tooltip("density:Q", format=".4f")],
-    ).properties(width=320, height=240).facet(column=alt.Column("scores:N", title=None)).resolve_scale(
-        y="independent").properties(title=title)
 
 
 def curve(sweep: pd.DataFrame, y: str, title: str, chosen: int, log_y: bool = False) -> None:
@@ -66,7 +42,7 @@ with columns[2]:
 with columns[3]:
     d_k = st.select_slider("d_k for the histogram", list(POWERS), value=64, key="why_dk")
 
-sweep = why_scaling_sweep(int(samples), int(tokens), int(seed))
+sweep = ui.why_scaling_sweep(int(samples), int(tokens), int(seed))
 picked = sweep[sweep["d_k"] == d_k].set_index("scores")  # the two rows at the chosen d_k
 groups = math.ceil(samples / tokens)
 st.caption(f"{samples:,} queries per d_k, each scoring {tokens} keys ({samples * tokens:,} scores per d_k). Queries "
@@ -85,8 +61,8 @@ st.markdown(
 
 # --- 2: the scores themselves -----------------------------------------------------------------------
 st.header(f"2 · The scores at d_k = {d_k}")
-bars = why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed))
-ui.chart(histogram_chart(bars, f"scores at d_k = {d_k}"), f"why scaling histogram d_k {d_k}", lambda: bars,
+bars = ui.why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed))
+ui.chart(charts.histogram(bars, f"scores at d_k = {d_k}"), f"why scaling histogram d_k {d_k}", lambda: bars,
          width="content")
 left, right = st.columns(2)
 left.metric(f"standard deviation · {SHORT[UNSCALED]}", f"{math.sqrt(picked.loc[UNSCALED, 'variance']):.3f}")

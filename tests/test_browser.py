@@ -3,7 +3,7 @@ import pytest
 
 from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
 
-SCREENS = ["", "scores", "softmax", "mask", "dropout", "heads"]
+SCREENS = ["", "scores", "softmax", "mask", "dropout", "heads", "why-scaling", "efficiency"]
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core import agreement, lesson
+from attention_core import agreement, experiments, lesson
 from attention_core.ui.state import value
 
 if TYPE_CHECKING:  # sidebar.py imports this module
@@ -95,3 +95,15 @@ def _exercise_3_1(x_key, d_out, seed):
 def exercise_3_1(settings: Settings) -> float:
     """Exercise 3.1 on the current input: SelfAttention_v2's weights copied into SelfAttention_v1."""
     return _exercise_3_1(_x_key(), settings.d_out, settings.seed_for("mask"))
+
+
+@st.cache_data(max_entries=16, show_spinner="Running the experiment…")
+def why_scaling_sweep(samples: int, tokens: int, seed: int) -> pd.DataFrame:
+    """experiments.sweep as a long table (one row per d_k and variant)."""
+    return pd.DataFrame(experiments.sweep(samples, tokens, seed))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def why_scaling_histogram(d_k: int, samples: int, tokens: int, seed: int) -> pd.DataFrame:
+    """experiments.histogram at one d_k as a table of bars."""
+    return pd.DataFrame(experiments.histogram(d_k, samples, tokens, seed))
