@@ -23,12 +23,12 @@ from attention_core.device import run_with_fallback
 
 # What is compared. "sdpa" lets PyTorch pick a kernel; the others force one backend.
 LABELS = {
-    "course": "course: stages.attend (T×T weights)",
-    "sdpa": "F.scaled_dot_product_attention (auto)",
-    "flash": "SDPA · flash",
-    "efficient": "SDPA · memory-efficient",
-    "cudnn": "SDPA · cuDNN",
-    "math": "SDPA · math",
+    "course": "course (T×T weights)",
+    "sdpa": "SDPA (auto)",
+    "flash": "SDPA flash",
+    "efficient": "SDPA memory-efficient",
+    "cudnn": "SDPA cuDNN",
+    "math": "SDPA math",
 }
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
             "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}

@@ -7,6 +7,10 @@ from attention_core import efficiency, ui
 from attention_core.device import describe
 
 CPU_SIZES, GPU_SIZES = efficiency.token_sizes(4096), efficiency.token_sizes(65536)
+COMPUTED = "(b, h, T, T) weights, computed"
+COLOURS = {efficiency.LABELS["course"]: "#dc2626", efficiency.LABELS["sdpa"]: "#1d4ed8",
+           efficiency.LABELS["flash"]: "#60a5fa", efficiency.LABELS["efficient"]: "#0d9488",
+           efficiency.LABELS["cudnn"]: "#7c3aed", efficiency.LABELS["math"]: "#f59e0b", COMPUTED: "#9ca3af"}
 BUDGET_S = {"cpu": 60.0}  # seconds per sweep; a GPU also stops at its memory (out of memory is caught)
 
 
@@ -22,12 +26,15 @@ def measure(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype=
 
 def loglog(frame: pd.DataFrame, y: str, title: str, y_title: str) -> alt.Chart:
     """Both axes logarithmic: a power law T^k is a straight line of slope k."""
+    shown = [label for label in COLOURS if label in set(frame["label"])]
+    colours = alt.Scale(domain=shown, range=[COLOURS[label] for label in shown])
     return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("tokens:Q", scale=alt.Scale(type="log", base=2), title="sequence length T (tokens)"),
+        x=alt.X("tokens:Q", scale=alt.Scale(type="log", base=2), title="sequence length T (tokens)",
+                axis=alt.Axis(values=sorted(frame["tokens"].unique().tolist()), format="d")),
         y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
-        color=alt.Color("label:N", title=None, legend=alt.Legend(orient="bottom", columns=1)),
+        color=alt.Color("label:N", scale=colours, title=None, legend=alt.Legend(labelLimit=0)),
         tooltip=["tokens:Q", "label:N", alt.Tooltip(f"{y}:Q", format=",.3f")],
-    ).properties(title=title, height=340)
+    ).properties(title=title, height=320)
 
 
 settings = ui.current()
@@ -80,7 +87,7 @@ else:
     st.caption(f"Measured on {describe(last['device'])}: batch {last['batch']}, {last['heads']} heads, head_dim "
                f"{last['head_dim']}, float32, median of {last['repeats']} after a warm-up.")
     computed = pd.DataFrame({"tokens": sorted(frame["tokens"].unique())})
-    computed = computed.assign(label="(b, h, T, T) float32 weights: computed",
+    computed = computed.assign(label=COMPUTED,
                                MB=[efficiency.weights_bytes(last["batch"], last["heads"], t) / 1e6
                                    for t in computed["tokens"]])
     memory = pd.concat([ok[["tokens", "label", "MB"]], computed], ignore_index=True)

@@ -19,6 +19,7 @@ def test_a_shared_link_works_as_the_first_request_to_a_fresh_server():
         page.goto(f"{base}/mask?query=3")
         wait_idle(page)
         assert exceptions(page) == []
+        assert page.locator('[role="dialog"]').count() == 0  # no "Page not found" over the page
         assert page.locator('[data-testid="stSidebar"] .st-key-preset').count() == 1
         assert "Causal mask" in page.locator("h1").first.inner_text()
 

@@ -1,5 +1,6 @@
 """scripts/slides.py, run as a teacher would: slides from the real app in Chromium, figures offline."""
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -12,10 +13,13 @@ import pytest
 from PIL import Image  # installed with Streamlit
 
 from browser import require_browser, streamlit_server
-from conftest import chart_specs, open_screen
+from conftest import open_screen
 
 ROOT = Path(__file__).resolve().parents[1]
 SLIDES = ROOT / "scripts" / "slides.py"
+_spec = importlib.util.spec_from_file_location("slides", SLIDES)
+SLIDES_MODULE = importlib.util.module_from_spec(_spec)  # its naming and data helpers, for the checks
+_spec.loader.exec_module(SLIDES_MODULE)
 
 
 def slides(*args, timeout=300) -> subprocess.CompletedProcess:
@@ -135,18 +139,22 @@ def test_figures_are_every_chart_of_a_screen_as_png_and_svg():
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(problem)
         pytest.skip(problem)
-    expected = len(chart_specs(open_screen("scores")))
-    assert expected >= 1
+    charts = open_screen("scores").get("vega_lite_chart")
+    assert len(charts) >= 1
     out = Path(tempfile.mkdtemp(prefix="figures-"))
     run = slides("--figures", "--screens", "scores", "--out", str(out))
     assert run.returncode == 0, run.stdout + run.stderr
     svgs, figures = sorted(out.glob("scores__chart*.svg")), sorted(out.glob("scores__chart*.png"))
-    assert len(svgs) == len(figures) == expected
+    assert len(svgs) == len(figures) == len(charts)
     assert [p.stem for p in svgs] == [p.stem for p in figures]
-    assert "scores__chart01_attention-scores" in svgs[0].stem  # named by the chart's title
-    for svg, png in zip(svgs, figures):
+    for i, (chart, svg, png) in enumerate(zip(charts, svgs, figures), 1):
+        spec = json.loads(chart.proto.spec)
+        assert svg.stem == f"scores__chart{i:02d}_{SLIDES_MODULE.slug(SLIDES_MODULE.chart_title(spec), 50)}"
+        assert spec.get("title") and svg.stem != f"scores__chart{i:02d}_chart"  # named by the title
         assert ElementTree.parse(svg).getroot().tag.endswith("svg")
-        assert "<text" in svg.read_text()  # axes and labels were drawn, so the data was found
-        width, height = Image.open(png).size
+        # The data travelled with the spec: at least one drawn mark per row of the chart's data.
+        rows = max(len(SLIDES_MODULE.arrow_records(d.data.data)) for d in chart.proto.datasets)
+        assert svg.read_text().count('role="graphics-symbol"') >= rows > 0
+        width, height = Image.open(png).size  # fits a 1920x1080 slide, touching two of its sides
         assert width <= 1921 and height <= 1081 and (width >= 1900 or height >= 1060), (png, width, height)
         assert not_blank(png)
