@@ -3,6 +3,7 @@
 Plain Python so that tests and notebooks can check a URL without Streamlit.
 """
 import math
+import re
 from dataclasses import dataclass
 
 from attention_core.inputs import BOOK_SENTENCE, MAX_D_IN, MAX_TEXT_CHARS, MAX_TOKENS
@@ -66,13 +67,20 @@ _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
 
 
+def code(text: str) -> str:
+    """Text as a Markdown code span that nothing inside can close (user text in a note stays literal)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
+
+
 def parse_param(name: str, raw: str):
     """(value, None) for a valid URL value, or (default, note) explaining what was wrong."""
     spec = PARAMS[name]
 
     def bad(why: str):
         shown = raw if len(raw) <= 40 else raw[:40] + "…"
-        return spec.default, f"URL parameter `{name}={shown!r}` {why}; using the default {spec.default!r}."
+        return spec.default, f"URL parameter {code(f'{name}={shown!r}')} {why}; using the default {spec.default!r}."
 
     text = raw.strip()
     if spec.kind is str:

@@ -318,6 +318,14 @@ async def timed(student: Student, results: list, kind: str, screen: str, **rerun
     return run
 
 
+async def switch(student: Student, results: list, screen: str):
+    """Click the screen in the navigation; without a navigation (a failed run) open its URL instead."""
+    target = student.pages.get(screen)
+    if target is None:
+        return await timed(student, results, "switch", screen, page_name=screen, page_hash="")
+    return await timed(student, results, "switch", screen, page_hash=target)
+
+
 async def student_session(base, number, args, deadline, results, rng, ready):
     """Open a screen, then move its sliders and switch screens until the deadline."""
     student = Student(base, number, args.timeout, rng)
@@ -349,11 +357,7 @@ async def student_session(base, number, args, deadline, results, rng, ready):
             if time.monotonic() >= deadline:
                 return
             screen = rng.choice([s for s in args.screens if s != screen] or args.screens)
-            target = student.pages.get(screen)
-            if target is None:
-                results.append(Interaction(number, "switch", screen, 0.0, f"no page with URL path {screen!r}"))
-                continue
-            await timed(student, results, "switch", screen, page_hash=target)
+            await switch(student, results, screen)
     finally:
         await student.close()
 
@@ -366,7 +370,7 @@ async def warm_up(base, args, results) -> None:
         student.query_string = args.params
         await timed(student, results, "open", "home", page_name="")
         for screen in args.screens:
-            await timed(student, results, "switch", screen, page_hash=student.pages.get(screen, ""))
+            await switch(student, results, screen)
             for key in MOVABLE:
                 state = student.move(key)
                 if state is not None:
@@ -624,8 +628,7 @@ async def soak_run(base, pid, args) -> str:
                 if time.monotonic() > hard_deadline:
                     return
                 if n % 5 == 4:  # switch screens every few moves
-                    screen = rng.choice(args.screens)
-                    await timed(student, out, "switch", screen, page_hash=student.pages.get(screen, ""))
+                    await switch(student, out, rng.choice(args.screens))
                     continue
                 keys = [k for k in MOVABLE + (SIDEBAR_MOVE,) if k in student.widgets]
                 state = None
@@ -634,8 +637,7 @@ async def soak_run(base, pid, args) -> str:
                     if state is not None:
                         break
                 if state is None:
-                    screen = rng.choice(args.screens)
-                    await timed(student, out, "switch", screen, page_hash=student.pages.get(screen, ""))
+                    await switch(student, out, rng.choice(args.screens))
                 else:
                     await timed(student, out, f"move {key}", "-", widgets=[state])
 

@@ -28,10 +28,9 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[1]
-# URL path -> file in pages/ (the file names differ from the paths on purpose, see app.py).
-SCREENS = {"home": "home", "scores": "attention_scores", "softmax": "softmax_scaling", "mask": "causal_mask",
-           "dropout": "attention_dropout", "heads": "multi_head", "why-scaling": "scaling_experiments",
-           "efficiency": "attention_efficiency"}
+# URL path -> script in screens/.
+SCREENS = {path: path.replace("-", "_") for path in
+           ["home", "scores", "softmax", "mask", "dropout", "heads", "why-scaling", "efficiency"]}
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -141,9 +140,6 @@ def open_screen(page, url: str, timeout_s: float) -> list[str]:
     """Load one screen; return the text of every exception and st.error on it."""
     page.goto(url, wait_until="domcontentloaded")
     wait_ready(page, timeout_s)
-    if page_not_found(page):  # Streamlit 1.67 says so on the very first request to a fresh server
-        page.reload(wait_until="domcontentloaded")
-        wait_ready(page, timeout_s)
     problems = [t.strip() for t in page.locator(PROBLEMS).all_inner_texts()]
     if page_not_found(page):
         problems.append("Page not found")
@@ -303,7 +299,7 @@ def run_screen(app: Path, screen: str, params: list[tuple[str, str]], timeout: f
         at.query_params[name] = raw
     at.run()
     if screen != "home":
-        at.switch_page(f"pages/{SCREENS[screen]}.py").run()
+        at.switch_page(f"screens/{SCREENS[screen]}.py").run()
     return at
 
 

@@ -9,14 +9,13 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-# URL path -> file in pages/ (they differ on purpose, see app.py).
-SCREEN_FILES = {"home": "home", "scores": "attention_scores", "softmax": "softmax_scaling",
-                "mask": "causal_mask", "dropout": "attention_dropout", "heads": "multi_head",
-                "why-scaling": "scaling_experiments", "efficiency": "attention_efficiency"}
+def screen_file(page: str) -> str:
+    """The script behind a URL path: screens/scores.py for "scores", screens/why_scaling.py for "why-scaling"."""
+    return f"screens/{page.replace('-', '_')}.py"
 
 
 def open_screen(page: str | None = None, **params) -> AppTest:
-    """Run the app with the given URL parameters, then open pages/<page>.py.
+    """Run the app with the given URL parameters, then open the screen at URL path <page>.
 
     Sidebar controls are set through their URL parameters: AppTest (1.67) drops the entry
     script's sidebar from its element tree on every rerun under st.navigation, although the
@@ -27,7 +26,7 @@ def open_screen(page: str | None = None, **params) -> AppTest:
         at.query_params[name] = str(raw)
     at.run()
     if page:
-        at.switch_page(f"pages/{SCREEN_FILES[page]}.py").run()
+        at.switch_page(screen_file(page)).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -19,11 +19,13 @@ def test_navigation_has_the_five_stages_in_order_with_their_url_paths():
     assert re.findall(r'url_path="([\w-]+)"', source)[:5] == ["scores", "softmax", "mask", "dropout", "heads"]
 
 
-def test_no_page_file_is_named_like_a_url_path():
-    # Until app.py has run once, Streamlit serves pages/<name>.py at /<name> by itself (its older
-    # multipage mode), without app.py's sidebar: a shared link opened first on a fresh server broke.
-    stems = {p.stem for p in (ROOT / "pages").glob("*.py")}
-    assert not stems & {"scores", "softmax", "mask", "dropout", "heads", "why-scaling", "efficiency"}
+def test_there_is_no_pages_folder():
+    # A pages/ folder beside app.py switches Streamlit to its older multipage mode until app.py has
+    # run once: a shared link opened first on a fresh server showed "Page not found" or ran the
+    # screen without app.py's sidebar. The screens live in screens/ instead.
+    assert not (ROOT / "pages").exists()
+    assert sorted(p.stem for p in (ROOT / "screens").glob("*.py")) == sorted(
+        ["home", "scores", "softmax", "mask", "dropout", "heads", "why_scaling", "efficiency"])
 
 
 def test_gpt2_small_preset_sets_exercise_3_3_sizes():

@@ -15,7 +15,7 @@ from attention_core.device import run_with_fallback
 from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS, tokenize
 from attention_core.presets import PARAMS, PRESETS
 from attention_core.stages import divisors
-from conftest import APP, SCREEN_FILES, open_screen, page_text
+from conftest import APP, screen_file, open_screen, page_text
 
 STAGES = ["scores", "softmax", "mask", "dropout", "heads"]
 TITLES = {"scores": "1 ·", "softmax": "2 ·", "mask": "3 ·", "dropout": "4 ·", "heads": "5 ·"}
@@ -213,7 +213,7 @@ def test_a_repeated_url_key_uses_the_last_value_with_a_note():
     at.query_params["input"] = "random"
     at.query_params["tokens"] = ["8", "16"]  # ?tokens=8&tokens=16
     at.run()
-    at.switch_page(f"pages/{SCREEN_FILES['scores']}.py").run()
+    at.switch_page(screen_file("scores")).run()
     assert_renders(at, "scores")
     assert "URL parameter `tokens` appears 2 times; the last one is used." in notes(at)
     assert at.session_state["keep:tokens"] == 16 and len(query_options(at)) == 16
@@ -233,8 +233,6 @@ def test_d_out_of_one_leaves_one_head_with_a_note():
     assert at.session_state["keep:heads"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="a backtick in a URL value closes the note's code span: the rest of the "
-                                       "value is rendered as Markdown (a clickable link) in the warning")
 @pytest.mark.parametrize("params", [
     {"preset": "x` <b>bold</b> [click](http://example.com) `"},
     {"a`[click](http://example.com)`": "1"},

@@ -72,10 +72,6 @@ def sidebar() -> Settings:
 
 def current() -> Settings:
     """The settings app.py read from the sidebar in this run, with their notes shown on top."""
-    if "settings" not in st.session_state:
-        # app.py never ran in this session: Streamlit's older multipage mode served the page file
-        # directly (a fresh server and a path like /home). Build the sidebar here instead.
-        st.session_state["settings"] = sidebar()
     settings = st.session_state["settings"]
     for message in settings.notes:
         note(message)

@@ -5,7 +5,7 @@ user leaves the page) and are written back to the query string after every run.
 """
 import streamlit as st
 
-from attention_core.presets import PARAMS, PRESETS, parse_param, url_params
+from attention_core.presets import PARAMS, PRESETS, code, parse_param, url_params
 
 KEEP = "keep:"  # values outlive their widgets under these keys (a page's widgets vanish when you leave it)
 SHARED = ("input", "text", "positions", "tokens", "d_in", "d_out", "seed")  # changing one leaves the preset
@@ -49,10 +49,10 @@ def init_state() -> None:
         if name in IGNORED_URL_KEYS:
             continue
         if name not in PARAMS:
-            notes.append(f"URL parameter `{name}` is not one this app knows; it was ignored.")
+            notes.append(f"URL parameter {code(name)} is not one this app knows; it was ignored.")
             continue
         if len(values) > 1:
-            notes.append(f"URL parameter `{name}` appears {len(values)} times; the last one is used.")
+            notes.append(f"URL parameter {code(name)} appears {len(values)} times; the last one is used.")
         parsed, note = parse_param(name, values[-1])
         if note:
             notes.append(note)
