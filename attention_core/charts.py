@@ -82,20 +82,33 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
             color=alt.condition(alt.datum.value > _contrast_threshold(frame, kind),
                                 alt.value("white"), alt.value("black")),
         ))
-    outlines = []
-    if selected_row is not None:
-        outlines.append(frame["i"] == selected_row)
-    if selected_cell is not None:
-        outlines.append((frame["i"] == selected_cell[0]) & (frame["j"] == selected_cell[1]))
-    for picked, width in zip(outlines, (2, 4)):
-        layers.append(alt.Chart(frame[picked]).mark_rect(fill=None, stroke="#f59e0b", strokeWidth=width)
-                      .encode(x=x, y=y))
+    # The selection is a pair of parameters rather than part of the data, so a cached spec can be
+    # re-used for every selection (see `select`): moving the query slider re-builds nothing.
+    layers.append(base.mark_rect(fill=None, stroke="#f59e0b").encode(
+        strokeWidth=alt.condition("datum.i == selected_row", alt.value(2), alt.value(0))))
+    layers.append(base.mark_rect(fill=None, stroke="#f59e0b").encode(
+        strokeWidth=alt.condition("datum.i == selected_i && datum.j == selected_j", alt.value(4), alt.value(0))))
     # Cells keep a readable size: wide enough for "0.1234" when values are printed.
     if max(rows, cols) <= CELL_TEXT_MAX:
         width, height = alt.Step(64 * font_scale), alt.Step(40 * font_scale)
     else:
         width = height = alt.Step(max(4, size // max(rows, cols)))
-    return alt.layer(*layers).properties(title=title, width=width, height=height)
+    picked_i, picked_j = selected_cell if selected_cell is not None else (-1, -1)
+    return alt.layer(*layers).properties(title=title, width=width, height=height).add_params(
+        alt.param(name="selected_row", value=-1 if selected_row is None else int(selected_row)),
+        alt.param(name="selected_i", value=int(picked_i)), alt.param(name="selected_j", value=int(picked_j)))
+
+
+def select(spec: dict, selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
+           highlight: int | None = None) -> dict:
+    """A copy of a heatmap's (or row_bars') spec with another selection; the data is shared."""
+    values = {"selected_row": selected_row, "highlight": highlight,
+              "selected_i": None if selected_cell is None else selected_cell[0],
+              "selected_j": None if selected_cell is None else selected_cell[1]}
+    spec = dict(spec)
+    spec["params"] = [dict(p, value=-1 if values[p["name"]] is None else int(values[p["name"]]))
+                      if p.get("name") in values else p for p in spec.get("params", [])]
+    return spec
 
 
 def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
@@ -108,24 +121,28 @@ def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
     return 0.6 * spread if spread > 0 else math.inf
 
 
-def row_bars(values, labels, title: str = "", kind: str = "weights", highlight: int | None = None,
-             font_scale: float = 1.0) -> alt.Chart:
-    """One query's row as bars, its exact value on each bar."""
-    values = np.asarray(values, dtype=np.float64)
-    frame = pd.DataFrame({"key": list(labels), "value": np.where(np.isfinite(values), values, np.nan),
-                          "text": [_fmt(v) for v in values], "j": np.arange(len(values))})
-    frame["picked"] = frame["j"] == (highlight if highlight is not None else -1)
-    bars = alt.Chart(frame).mark_bar().encode(
+def row_bars(matrix, labels, title: str = "", kind: str = "weights", highlight: int | None = None,
+             selected_row: int = 0, font_scale: float = 1.0) -> alt.Chart:
+    """One query's row as bars, its exact value on each bar.
+
+    matrix: one row (T,) or all rows (Q, T); the row shown is the parameter `selected_row`, so one
+    spec serves every query (see `select`).
+    """
+    values = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+    frame = matrix_frame(values, list(range(values.shape[0])), list(labels))
+    bars = alt.Chart(frame).transform_filter("datum.i == selected_row").mark_bar().encode(
         x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-45)),
         y=alt.Y("value:Q", title=kind, scale=alt.Scale(domain=[0, 1]) if kind == "weights" else alt.Undefined),
-        color=alt.condition(alt.datum.picked, alt.value("#f59e0b"), alt.value("#2563eb")),
+        color=alt.condition("datum.j == highlight", alt.value("#f59e0b"), alt.value("#2563eb")),
         tooltip=["key:N", alt.Tooltip("text:N", title="value")],
     )
     chart = bars
-    if len(values) <= 16:
+    if values.shape[1] <= 16:
         chart = bars + bars.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale).encode(
             text="text:N", color=alt.value("black"))
-    return chart.properties(title=title, height=260 * font_scale)
+    return chart.properties(title=title, height=260 * font_scale).add_params(
+        alt.param(name="highlight", value=-1 if highlight is None else int(highlight)),
+        alt.param(name="selected_row", value=int(selected_row)))
 
 
 def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",

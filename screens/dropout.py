@@ -72,8 +72,8 @@ with left:
     with before:
         ui.show_matrix(weights, settings, "weights", "attn_weights (causal)", selected_row=q, selected_cell=(q, k))
 with right:
-    ui.show_row(weights[q], settings, f"weights of query {settings.labels[q]}", "weights", highlight=k)
-    ui.show_row(dropped[q], settings, f"after dropout, query {settings.labels[q]}", "dropped weight", highlight=k)
+    ui.show_row(weights, settings, "weights of the selected query", "weights", highlight=k, row=q)
+    ui.show_row(dropped, settings, "after dropout, the selected query", "dropped weight", highlight=k, row=q)
 st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
            "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
            "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")

@@ -64,7 +64,7 @@ else:
                 "tokens):")
     for i, tab in enumerate(st.tabs([f"head {i + 1}" for i in range(shown)])):
         with tab:
-            ui.show_row(mha["attn_weights"][0, i, q], settings, f"head {i + 1}: weights of query {name}")
+            ui.show_row(mha["attn_weights"][0, i], settings, f"head {i + 1}: weights of the selected query", row=q)
 
 st.subheader("Cutting d_out into heads")
 plural = "head" if num_heads == 1 else "heads"

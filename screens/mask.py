@@ -77,7 +77,7 @@ with c1:
 with c2:
     ui.show_matrix(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)",
                    selected_row=q, selected_cell=(q, k), zoom=True, clickable=True)
-ui.show_row(weights[q], settings, f"causal weights of query {labels[q]}", "weights", highlight=k)
+ui.show_row(weights, settings, "causal weights of the selected query", "weights", highlight=k, row=q)
 
 
 def sum_latex(show, count, future=0, inf=r"e^{-\infty}"):

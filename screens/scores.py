@@ -32,7 +32,7 @@ with left:
     ui.show_matrix(scores, settings, "scores", "attention scores ω", selected_row=q, selected_cell=(q, k),
                    zoom=True, clickable=True)
 with right:
-    ui.show_row(scores[q], settings, f"scores of query {query_name}", "scores", highlight=k)
+    ui.show_row(scores, settings, "scores of the selected query", "scores", highlight=k, row=q)
 
 st.subheader("One cell, by hand")
 if proj == "none":
@@ -51,7 +51,7 @@ st.markdown(
     f"blend the {'value vectors' if proj == 'v1' else 'inputs'} with them: **z = Σᵢ αᵢ · "
     f"{'v' if proj == 'v1' else 'x'}⁽ⁱ⁾**. The context vector is an enriched version of the query token."
 )
-ui.show_row(weights[q], settings, f"weights α of query {query_name}", "weights", highlight=k)
+ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
 st.latex(rf"z^{{({q + 1})}} = " + " + ".join(
     rf"{float(a):.4f}\, {'v' if proj == 'v1' else 'x'}^{{({i + 1})}}" for i, a in enumerate(weights[q][:6]))
     + (r" + \dots" if weights.shape[1] > 6 else "")

@@ -76,7 +76,7 @@ with left:
     ui.show_matrix(weights, settings, "weights", title, selected_row=q, selected_cell=(q, k),
                    zoom=True, clickable=True)
 with right:
-    ui.show_row(weights[q], settings, f"weights α of query {query_name}", "weights", highlight=k)
+    ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
 
 s_row = used_scores[q].double()
 shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0

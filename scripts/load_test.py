@@ -132,6 +132,24 @@ def rss_mb(pid: int) -> float | None:
         return None
 
 
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time a process has used so far (Linux /proc, else psutil when present)."""
+    if not pid:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import psutil
+        times = psutil.Process(pid).cpu_times()
+        return times.user + times.system
+    except Exception:
+        return None
+
+
 class MemorySampler:
     """Samples the server's RSS every `interval` seconds in a thread: (seconds since start, MB)."""
 
@@ -540,6 +558,7 @@ async def load_run(base, pid, args) -> str:
             thread.start()
             browser_threads.append(thread)
         cpu0 = time.process_time()
+        server_cpu0 = cpu_seconds(pid)
 
         async def mark_mid():
             await asyncio.sleep(args.duration / 2)
@@ -561,6 +580,7 @@ async def load_run(base, pid, args) -> str:
             await asyncio.to_thread(thread.join, 2 * args.timeout + 30)
         wall = time.monotonic() - start
         cpu = time.process_time() - cpu0
+        server_cpu = (cpu_seconds(pid) - server_cpu0) if server_cpu0 is not None else None
         end = memory.now()
         if end is not None:
             marks["end of run"] = (memory.elapsed(), end)
@@ -580,6 +600,10 @@ async def load_run(base, pid, args) -> str:
               f"slowest {max((w.seconds for w in warm), default=0):.1f} s, errors {sum(1 for w in warm if w.error)}",
               f"- Interactions: {len(results)} in {wall:.0f} s ({len(results) / wall:.1f}/s); "
               f"load generator CPU {cpu:.0f} s (it shares the machine with the server)",
+              *([f"- Server CPU: {server_cpu:.0f} s in {wall:.0f} s ({100 * server_cpu / wall:.0f} % of one core), "
+                 f"{server_cpu / max(1, len(results)):.2f} s per interaction: one process runs Python on about one "
+                 f"core at a time (the GIL), so it serves at most about {len(results) / server_cpu:.1f} "
+                 f"interactions/s like these"] if server_cpu else []),
               f"- Largest websocket message {Student.largest_seen / 1024:.0f} KiB (server.maxMessageSize: 200 MB); "
               f"most bytes in one interaction {largest / 1024:.0f} KiB", "",
               "## Time per interaction (rerun request → script_finished; browser rows: key press → run done)", "",

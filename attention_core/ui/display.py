@@ -1,6 +1,9 @@
 """Showing tensors: heatmaps that stay quick at any size, bars, tables, code, the device badge."""
+import collections
 import functools
+import hashlib
 import inspect
+import threading
 
 import numpy as np
 import pandas as pd
@@ -40,14 +43,17 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
         return pd.DataFrame(values, index=rows, columns=cols)
 
     if max(values.shape) <= charts.ALTAIR_MAX:
-        drawn = charts.heatmap(values, rows, cols, kind, title, selected_row, selected_cell,
-                               clickable=clickable, font_scale=font_scale())
+        scale = font_scale()
+        spec = cached_spec(("heatmap", _digest(values), tuple(rows), tuple(cols), kind, title, clickable, scale),
+                           lambda: charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
+                                                  font_scale=scale))
+        spec = charts.select(spec, selected_row, selected_cell)
         if clickable:
             key = f"click:{title}"
-            chart(drawn, title, frame, width="content", key=key,
-                  on_select=functools.partial(_pick_cell, key), selection_mode="cell")
+            draw_spec(spec, title, frame, width="content", key=key,
+                      on_select=functools.partial(_pick_cell, key), selection_mode="cell")
         else:
-            chart(drawn, title, frame, width="content")
+            draw_spec(spec, title, frame, width="content")
         return
     factor = charts.overview_factor(max(values.shape))
     how = "mean" if kind == "scores" else "max"
@@ -100,14 +106,22 @@ def _zoom(values: np.ndarray, rows, cols, kind: str, title: str) -> None:
     sync_url()  # a fragment rerun skips app.py, which otherwise keeps the URL up to date
 
 
-def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None):
-    values = np.asarray(torch.as_tensor(values).detach().float().cpu())
-    if len(values) > charts.ALTAIR_MAX:
-        st.caption(f"{title}: {len(values)} values; the bar chart shows the first {charts.ALTAIR_MAX}.")
-        values = values[: charts.ALTAIR_MAX]
-    labels = settings.labels[: len(values)]
-    chart(charts.row_bars(values, labels, title, kind, highlight, font_scale=font_scale()), title,
-          lambda: pd.DataFrame({"key": labels, kind: values}).set_index("key"), width="stretch")
+def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None, row: int | None = None):
+    """Bars of one query's row. With `row`, `values` is the whole (T, T) matrix: the chart is built
+    once per matrix and a new query only changes a parameter (so keep `title` free of the query)."""
+    values = np.atleast_2d(np.asarray(torch.as_tensor(values).detach().float().cpu()))
+    if row is None:
+        row = 0
+    if values.shape[1] > charts.ALTAIR_MAX:
+        st.caption(f"{title}: {values.shape[1]} values; the bar chart shows the first {charts.ALTAIR_MAX}.")
+        values, row = values[row: row + 1, : charts.ALTAIR_MAX], 0  # only this row: the rest is not drawn
+    labels = settings.labels[: values.shape[1]]
+    scale = font_scale()
+    spec = cached_spec(("bars", _digest(values), tuple(labels), title, kind, scale),
+                       lambda: charts.row_bars(values, labels, title, kind, font_scale=scale))
+    shown = values[row]
+    draw_spec(charts.select(spec, highlight=highlight, selected_row=row), title,
+              lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
 
 
 def font_scale() -> float:
@@ -117,12 +131,45 @@ def font_scale() -> float:
 
 def chart(drawn, name: str, table=None, **kwargs):
     """An Altair chart drawn with presenter-mode fonts and Download (PNG, SVG, CSV) buttons under it."""
-    spec = charts.to_spec(charts.styled(drawn, font_scale()))
-    # st.vega_lite_chart with a ready dict skips Streamlit's Altair conversion, which validates the
-    # chart again and holds a process-wide lock: with a class of users that lock is a queue.
+    return draw_spec(charts.to_spec(charts.styled(drawn, font_scale())), name, table, **kwargs)
+
+
+def draw_spec(spec: dict, name: str, table=None, **kwargs):
+    """A ready Vega-Lite dict on screen, with its download buttons.
+
+    st.vega_lite_chart with a dict skips Streamlit's Altair conversion, which validates the chart
+    again and holds a process-wide lock: with a class of users that lock is a queue.
+    """
     event = st.vega_lite_chart(spec=spec, **kwargs)
     download_buttons(name, spec=spec, table=table)
     return event
+
+
+_SPECS: "collections.OrderedDict[tuple, dict]" = collections.OrderedDict()
+_SPECS_LOCK = threading.Lock()
+SPEC_CACHE_SIZE = 256  # specs of at most 64 x 64 cells: a few MB in all
+
+
+def _digest(values: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(values).tobytes(), digest_size=16).hexdigest()
+
+
+def cached_spec(key: tuple, build) -> dict:
+    """The Vega-Lite dict of `build()` (an Altair chart), built once per key; least recently used go.
+
+    Building and serialising an Altair chart costs tens of milliseconds; a slider that only moves
+    the selection then costs a dict copy. Shared by all sessions: never mutate the result.
+    """
+    with _SPECS_LOCK:
+        if key in _SPECS:
+            _SPECS.move_to_end(key)
+            return _SPECS[key]
+    spec = charts.to_spec(charts.styled(build(), key[-1]))
+    with _SPECS_LOCK:
+        _SPECS[key] = spec
+        while len(_SPECS) > SPEC_CACHE_SIZE:
+            _SPECS.popitem(last=False)
+    return spec
 
 
 def explain(markdown: str, title: str = "Why it works") -> None:
@@ -148,7 +195,9 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     first = " (first item of the batch/head)" if len(shape) > 2 else ""
     more = f"; showing the first {cut.shape[0]} × {cut.shape[1]}" if cut.shape != t.shape else ""
     st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
-    st.dataframe(frame.style.format("{:.4f}"), width="content")
+    # column_config formats in the browser; a pandas Styler would be rendered in Python on every run.
+    st.dataframe(frame, width="content",
+                 column_config={str(c): st.column_config.NumberColumn(format="%.4f") for c in frame.columns})
 
 
 def show_code(*objects, title: str = "The PyTorch code of this step") -> None:
