@@ -30,6 +30,7 @@ PARAMS = {
     "seed": Param(int, 123, 0, 2**31 - 1),
     "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
     "presenter": Param(bool, False),  # big fonts for a projector, long explanations folded
+    "downloads": Param(bool, False),  # PNG / SVG / CSV buttons under every chart
     "pitfalls": Param(bool, False),  # show the common mistakes next to the right code
     "proj": Param(str, "none", choices=("none", "v1")),
     "query": Param(int, 2, 1, MAX_TOKENS),

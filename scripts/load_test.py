@@ -757,6 +757,8 @@ def main() -> None:
     parser.add_argument("--soak-timeout", type=float, default=1800, help="stop the soak after this many s (default 1800)")
     parser.add_argument("--cold-start", action="store_true", help="time streamlit run -> home page rendered in Chromium")
     parser.add_argument("--repeats", type=int, default=None, help="cold starts to time (default 3, quick 1)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a Streamlit config option for the server it starts, e.g. runner.postScriptGC=false")
     parser.add_argument("--seed", type=int, default=0, help="seed of the students' choices")
     parser.add_argument("--out", type=Path, help="also write the markdown report to this file")
     args = parser.parse_args()
@@ -785,7 +787,9 @@ def main() -> None:
                 wait_healthy(args.url.rstrip("/"), time.time() + 30)
                 report = asyncio.run(go(args.url.rstrip("/"), args.pid))
             else:
-                with local_server() as (base, pid, log):
+                options = [part for option in args.option for part in ("--" + option.split("=", 1)[0],
+                                                                      option.split("=", 1)[1])]
+                with local_server(options) as (base, pid, log):
                     report = asyncio.run(go(base, pid))
                     tail = [line for line in log.read_text(errors="replace").splitlines()
                             if "Traceback" in line or "Error" in line][-5:]

@@ -9,7 +9,8 @@ from conftest import chart_specs, open_screen
 
 
 def test_every_chart_has_png_svg_and_csv_downloads():
-    at = open_screen("scores")
+    assert not open_screen("scores").get("download_button")  # off by default: they slow every rerun
+    at = open_screen("scores", downloads="1")
     labels = [b.proto.label for b in at.get("download_button")]
     charts_drawn = len(at.get("vega_lite_chart"))
     assert charts_drawn >= 3
@@ -18,7 +19,7 @@ def test_every_chart_has_png_svg_and_csv_downloads():
 
 
 def test_large_matrices_download_as_png_and_csv():
-    at = open_screen("mask", preset="gpt2-small")
+    at = open_screen("mask", preset="gpt2-small", downloads="1")
     labels = [b.proto.label for b in at.get("download_button")]
     assert "PNG" in labels and "CSV" in labels
 

@@ -7,6 +7,8 @@ import io
 import numpy as np
 import streamlit as st
 
+from attention_core.ui.state import value
+
 
 def _slug(name: str) -> str:
     keep = "".join(c if c.isalnum() else "-" for c in name.lower())
@@ -35,6 +37,8 @@ def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | No
 
     table: a function returning the DataFrame to save (called on click only).
     """
+    if not value("downloads"):  # off by default: a dozen buttons cost 100-300 ms on every slider move
+        return
     slug = _slug(name)
     used = st.session_state.setdefault("export:names", set())
     while slug in used:  # two charts with the same title on one screen

@@ -56,6 +56,8 @@ def sidebar() -> Settings:
                        "book reuses SelfAttention_v2's weights).")
         control(st.selectbox, "Device", "device", options=DEVICE_CHOICES,
                 format_func=lambda d: "auto (GPU if present)" if d == "auto" else d)
+        control(st.toggle, "Download buttons under charts", "downloads",
+                help="PNG and SVG of every chart, CSV of its numbers. Off keeps slider moves quick.")
         control(st.toggle, "Presenter mode", "presenter",
                 help="Big fonts, axis labels and cell values for a projector; long explanations folded.")
     if value("presenter"):
