@@ -23,126 +23,133 @@ st.markdown(
     "weight stays what it was. At inference (`model.eval()`) dropout does nothing at all."
 )
 
-left, mid, right = st.columns(3)
-with left:
-    p = ui.control(st.slider, "Dropout rate p", "dropout", min_value=0.0, max_value=1.0, step=0.05,
-                   help="The book uses 0.5 to make the effect visible; GPT-2 used 0.1.")
-with mid:
-    seed = int(ui.control(st.number_input, "Dropout seed", "dropout_seed", min_value=0,
-                          max_value=PARAMS["dropout_seed"].high, step=1))
-with right:
-    train = ui.control(st.toggle, "Training mode: model.train()", "train",
-                       help="Off = model.eval(): dropout becomes the identity.")
-left, right = st.columns(2)
-with left:
-    q = ui.query_picker(settings)
-with right:
-    k = ui.key_picker(settings)
+@st.fragment
+def screen():
+    """The controls and all they change: moving one reruns only this part, not the sidebar."""
+    left, mid, right = st.columns(3)
+    with left:
+        p = ui.control(st.slider, "Dropout rate p", "dropout", min_value=0.0, max_value=1.0, step=0.05,
+                       help="The book uses 0.5 to make the effect visible; GPT-2 used 0.1.")
+    with mid:
+        seed = int(ui.control(st.number_input, "Dropout seed", "dropout_seed", min_value=0,
+                              max_value=PARAMS["dropout_seed"].high, step=1))
+    with right:
+        train = ui.control(st.toggle, "Training mode: model.train()", "train",
+                           help="Off = model.eval(): dropout becomes the identity.")
+    left, right = st.columns(2)
+    with left:
+        q = ui.query_picker(settings)
+    with right:
+        k = ui.key_picker(settings)
 
-num_tokens = len(settings.tokens)
-record, used, device_note = ui.causal(settings, "dropout", num_tokens)
-ui.device_badge(used, device_note or settings.device_note)
-weights = record["attn_weights"]  # (T, T), causal: zero above the diagonal
-dropped, keep = stages.dropout(weights, p, seed, train)  # both (T, T)
-visible = stages.mask_simple(num_tokens)  # 1 where a query may see the key
-n_visible, n_dropped = int(visible.sum()), int((visible * (1 - keep)).sum())
+    num_tokens = len(settings.tokens)
+    record, used, device_note = ui.causal(settings, "dropout", num_tokens)
+    ui.device_badge(used, device_note or settings.device_note)
+    weights = record["attn_weights"]  # (T, T), causal: zero above the diagonal
+    dropped, keep = stages.dropout(weights, p, seed, train)  # both (T, T)
+    visible = stages.mask_simple(num_tokens)  # 1 where a query may see the key
+    n_visible, n_dropped = int(visible.sum()), int((visible * (1 - keep)).sum())
 
-if not train:
-    st.info("Eval mode (`model.eval()`): dropout is the identity, so the weights pass through unchanged. "
-            "Dropout is only active in training (`model.train()`).")
-elif p >= 1:
-    st.warning("p = 1: all weights dropped: the context vectors are all zero. PyTorch returns zeros here "
-               "rather than dividing by 1 − p = 0.")
-elif p == 0:
-    st.info("p = 0: nothing is dropped and the scale factor is 1: the weights are unchanged.")
-factor = ("× 1 (dropout off)" if not train else "none: all dropped" if p >= 1 else f"× {1 / (1 - p):.4f}")
-cols = st.columns(3)
-cols[0].metric("Scale factor 1 / (1 − p)", factor)
-cols[1].metric("Visible weights dropped", f"{n_dropped} of {n_visible}")
-cols[2].metric("Future cells (causal mask, already 0)", num_tokens * num_tokens - n_visible)
+    if not train:
+        st.info("Eval mode (`model.eval()`): dropout is the identity, so the weights pass through unchanged. "
+                "Dropout is only active in training (`model.train()`).")
+    elif p >= 1:
+        st.warning("p = 1: all weights dropped: the context vectors are all zero. PyTorch returns zeros here "
+                   "rather than dividing by 1 − p = 0.")
+    elif p == 0:
+        st.info("p = 0: nothing is dropped and the scale factor is 1: the weights are unchanged.")
+    factor = ("× 1 (dropout off)" if not train else "none: all dropped" if p >= 1 else f"× {1 / (1 - p):.4f}")
+    cols = st.columns(3)
+    cols[0].metric("Scale factor 1 / (1 − p)", factor)
+    cols[1].metric("Visible weights dropped", f"{n_dropped} of {n_visible}")
+    cols[2].metric("Future cells (causal mask, already 0)", num_tokens * num_tokens - n_visible)
 
-left, right = st.columns([3, 2])
-with left:
-    after, mask_tab, before = st.tabs(["After dropout", "Keep mask", "Before: attn_weights"])
-    with after:
-        ui.show_matrix(dropped, settings, "weights", "after dropout", selected_row=q, selected_cell=(q, k),
-                       zoom=True, clickable=True)
-    with mask_tab:
-        ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
-    with before:
-        ui.show_matrix(weights, settings, "weights", "attn_weights (causal)", selected_row=q, selected_cell=(q, k))
-with right:
-    ui.show_row(weights, settings, "weights of the selected query", "weights", highlight=k, row=q)
-    ui.show_row(dropped, settings, "after dropout, the selected query", "dropped weight", highlight=k, row=q)
-st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
-           "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
-           "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")
+    left, right = st.columns([3, 2])
+    with left:
+        after, mask_tab, before = st.tabs(["After dropout", "Keep mask", "Before: attn_weights"])
+        with after:
+            ui.show_matrix(dropped, settings, "weights", "after dropout", selected_row=q, selected_cell=(q, k),
+                           zoom=True, clickable=True)
+        with mask_tab:
+            ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
+        with before:
+            ui.show_matrix(weights, settings, "weights", "attn_weights (causal)", selected_row=q, selected_cell=(q, k))
+    with right:
+        ui.show_row(weights, settings, "weights of the selected query", "weights", highlight=k, row=q)
+        ui.show_row(dropped, settings, "after dropout, the selected query", "dropped weight", highlight=k, row=q)
+    st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
+               "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
+               "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")
 
-st.subheader("One cell, by hand")
-w, m, d = float(weights[q, k]), float(keep[q, k]), float(dropped[q, k])
-cell = rf"_{{{q + 1},{k + 1}}}"
-if not train:
-    st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = \alpha{cell} = {w:.4f} \quad \text{{(eval mode)}}")
-elif p >= 1:
-    st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = 0 \quad \text{{(p = 1: every weight is dropped)}}")
-else:
-    st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = \frac{{\alpha{cell} \cdot m{cell}}}{{1 - p}} = "
-             rf"{w:.4f} \times {m:.0f} / {ui.short(1 - p)} = {d:.4f}")
-why = ("it is in the future of the query, so the causal mask had already set it to 0" if k > q
-       else "eval mode keeps every weight" if not train
-       else "dropout removed it" if m == 0 else f"it survived and was scaled by 1/(1 − p) = {1 / (1 - p):.4f}")
-st.caption(f"α is the causal weight of query {settings.labels[q]} for key {settings.labels[k]}, m the keep "
-           f"mask (1 kept, 0 dropped): {why}.")
+    st.subheader("One cell, by hand")
+    w, m, d = float(weights[q, k]), float(keep[q, k]), float(dropped[q, k])
+    cell = rf"_{{{q + 1},{k + 1}}}"
+    if not train:
+        st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = \alpha{cell} = {w:.4f} \quad \text{{(eval mode)}}")
+    elif p >= 1:
+        st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = 0 \quad \text{{(p = 1: every weight is dropped)}}")
+    else:
+        st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = \frac{{\alpha{cell} \cdot m{cell}}}{{1 - p}} = "
+                 rf"{w:.4f} \times {m:.0f} / {ui.short(1 - p)} = {d:.4f}")
+    why = ("it is in the future of the query, so the causal mask had already set it to 0" if k > q
+           else "eval mode keeps every weight" if not train
+           else "dropout removed it" if m == 0 else f"it survived and was scaled by 1/(1 − p) = {1 / (1 - p):.4f}")
+    st.caption(f"α is the causal weight of query {settings.labels[q]} for key {settings.labels[k]}, m the keep "
+               f"mask (1 kept, 0 dropped): {why}.")
 
-st.subheader("Row sums and the average over many draws")
-ui.table(torch.stack([weights.sum(dim=-1), dropped.sum(dim=-1)], dim=1), "row_sums", settings.labels,
-         ["attn_weights", "after dropout"])
-n = min(num_tokens, CONVERGE_TOKENS)
-frame, mean_sums = ui.dropout_convergence(weights[:n, :n].contiguous(), p, tuple(DRAWS), seed)  # causal: these rows end at column n
-ui.chart(charts.line_chart(frame, "draws", "difference", "measure", "average of N dropout draws vs the weights",
-                           log_x=True, y_title="largest |difference|"),
-         "dropout average convergence", lambda: frame, width="stretch")
-scope = f"the rows of the first {n} queries (of {num_tokens}, to keep it fast)" if n < num_tokens else "all rows"
-if p >= 1:
-    st.caption(f"Over {scope}: with p = 1 nothing ever survives, so the average stays 0 and never approaches "
-               "the weights.")
-else:
-    st.caption(f"Training-mode draws with seeds {seed} … {seed} + N − 1 over {scope}. One draw breaks the row "
-               f"sums, but the average of {DRAWS[-1]} draws has row sums between {float(mean_sums.min()):.4f} "
-               f"and {float(mean_sums.max()):.4f}: dropout keeps every weight's expected value, and the "
-               "error shrinks roughly like 1/√N." + (" With p = 0 every draw equals the weights." if p == 0 else ""))
+    st.subheader("Row sums and the average over many draws")
+    ui.table(torch.stack([weights.sum(dim=-1), dropped.sum(dim=-1)], dim=1), "row_sums", settings.labels,
+             ["attn_weights", "after dropout"])
+    n = min(num_tokens, CONVERGE_TOKENS)
+    frame, mean_sums = ui.dropout_convergence(weights[:n, :n].contiguous(), p, tuple(DRAWS), seed)  # causal: these rows end at column n
+    ui.chart(charts.line_chart(frame, "draws", "difference", "measure", "average of N dropout draws vs the weights",
+                               log_x=True, y_title="largest |difference|"),
+             "dropout average convergence", lambda: frame, width="stretch")
+    scope = f"the rows of the first {n} queries (of {num_tokens}, to keep it fast)" if n < num_tokens else "all rows"
+    if p >= 1:
+        st.caption(f"Over {scope}: with p = 1 nothing ever survives, so the average stays 0 and never approaches "
+                   "the weights.")
+    else:
+        st.caption(f"Training-mode draws with seeds {seed} … {seed} + N − 1 over {scope}. One draw breaks the row "
+                   f"sums, but the average of {DRAWS[-1]} draws has row sums between {float(mean_sums.min()):.4f} "
+                   f"and {float(mean_sums.max()):.4f}: dropout keeps every weight's expected value, and the "
+                   "error shrinks roughly like 1/√N." + (" With p = 0 every draw equals the weights." if p == 0 else ""))
 
-st.subheader("The tensors")
-ui.table(weights, "attn_weights", settings.labels, settings.labels)
-ui.table(keep, "keep_mask", settings.labels, settings.labels)
-ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
+    st.subheader("The tensors")
+    ui.table(weights, "attn_weights", settings.labels, settings.labels)
+    ui.table(keep, "keep_mask", settings.labels, settings.labels)
+    ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
 
-ui.show_code(stages.dropout_keep_mask, stages.dropout, stages.dropout_mean, BOOK_WAY)
-ui.explain(
-    "**Why drop attention weights?** Silencing random token-to-token links during training stops the model "
-    "from relying on a handful of particular connections; it has to spread its evidence, which reduces "
-    "overfitting. The book uses p = 0.5 so the effect is easy to see; GPT-style models use about 0.1, and many "
-    "recent ones none.\n\n"
-    "**Why scale the survivors?** A weight survives with probability 1 − p; dividing it by 1 − p makes its "
-    "expected value the original weight. So a single training draw no longer has rows summing to 1, but "
-    "the layers after it see inputs of the same average size in training and at inference, where dropout "
-    "is switched off and nothing needs rescaling.\n\n"
-    "**Why a private generator?** `torch.manual_seed` sets one random state for the whole process, and a "
-    "Streamlit server runs every visitor in the same process: one visitor's seed would shift another's "
-    "draws. This app draws the keep mask from its own `torch.Generator`, with the same `bernoulli_(1 - p)` "
-    "call that `nn.Dropout` makes, so seed 123 still reproduces the book's matrix."
-)
+    ui.show_code(stages.dropout_keep_mask, stages.dropout, stages.dropout_mean, BOOK_WAY)
+    ui.explain(
+        "**Why drop attention weights?** Silencing random token-to-token links during training stops the model "
+        "from relying on a handful of particular connections; it has to spread its evidence, which reduces "
+        "overfitting. The book uses p = 0.5 so the effect is easy to see; GPT-style models use about 0.1, and many "
+        "recent ones none.\n\n"
+        "**Why scale the survivors?** A weight survives with probability 1 − p; dividing it by 1 − p makes its "
+        "expected value the original weight. So a single training draw no longer has rows summing to 1, but "
+        "the layers after it see inputs of the same average size in training and at inference, where dropout "
+        "is switched off and nothing needs rescaling.\n\n"
+        "**Why a private generator?** `torch.manual_seed` sets one random state for the whole process, and a "
+        "Streamlit server runs every visitor in the same process: one visitor's seed would shift another's "
+        "draws. This app draws the keep mask from its own `torch.Generator`, with the same `bernoulli_(1 - p)` "
+        "call that `nn.Dropout` makes, so seed 123 still reproduces the book's matrix."
+    )
 
-# --- checks and mistakes ------------------------------------------------------------------------
-ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
-               agreement.dropout_vs_nn(weights, p, seed) if train else 0.0)])
-if ui.pitfalls_toggle():
-    rate = p if 0 < p < 1 else 0.5
-    module = build_seeded(CausalAttention, settings.seed_for("dropout"), settings.x.shape[-1], settings.d_out,
-                          num_tokens, rate)
-    runs = pitfalls.dropout_at_inference(module, settings.x[None])
-    ui.pitfall(f"Dropout left on at inference (p = {rate:g})", "model(x)  # still in model.train() mode",
-               "model.eval()\nwith torch.no_grad():\n    model(x)",
-               f"Two predictions for the same input differ by up to {runs['train_diff']:.4f}: "
-               "the model's answers are random.",
-               f"Two predictions differ by {runs['eval_diff']:.4f}: eval mode switches dropout off.")
+    # --- checks and mistakes ------------------------------------------------------------------------
+    ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
+                   agreement.dropout_vs_nn(weights, p, seed) if train else 0.0)])
+    if ui.pitfalls_toggle():
+        rate = p if 0 < p < 1 else 0.5
+        module = build_seeded(CausalAttention, settings.seed_for("dropout"), settings.x.shape[-1], settings.d_out,
+                              num_tokens, rate)
+        runs = pitfalls.dropout_at_inference(module, settings.x[None])
+        ui.pitfall(f"Dropout left on at inference (p = {rate:g})", "model(x)  # still in model.train() mode",
+                   "model.eval()\nwith torch.no_grad():\n    model(x)",
+                   f"Two predictions for the same input differ by up to {runs['train_diff']:.4f}: "
+                   "the model's answers are random.",
+                   f"Two predictions differ by {runs['eval_diff']:.4f}: eval mode switches dropout off.")
+    ui.sync_url()
+
+
+screen()

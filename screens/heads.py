@@ -20,160 +20,166 @@ st.markdown(
 )
 
 d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
-left, right = st.columns(2)
-with left:
-    num_heads = ui.heads_picker(d_out)
-with right:
-    q = ui.query_picker(settings)
-head_dim = d_out // num_heads
-mha_params = lesson.mha_parameter_count(d_in, d_out, num_heads)
-wrapper_params = lesson.wrapper_parameter_count(d_in, d_out, num_heads)
-for col, (label, shown) in zip(st.columns(4), [("num_heads", num_heads), ("head_dim", head_dim), ("d_out", d_out),
-                                               ("parameters (MultiHeadAttention)", f"{mha_params:,}")]):
-    col.metric(label, shown)
-
-h = None
-if num_heads * T * T > MAX_CELLS or wrapper_params > MAX_WRAPPER:
-    ui.note(f"{num_heads} heads at {T} tokens (d_in = {d_in}, d_out = {d_out}) would need {num_heads * T * T:,} "
-            f"attention weights per tensor and {wrapper_params:,} wrapper parameters; this screen computes at most "
-            f"{MAX_CELLS:,} and {MAX_WRAPPER:,} (GPT-2 small's 12 heads at 1024 tokens and 1024 dimensions). "
-            "Pick fewer heads or tokens; the shapes, parameter counts and code below still apply.")
-else:
-    h = ui.heads(settings, num_heads, T)
-    mha, wrapper = h["mha"], h["wrapper"]
-    ui.device_badge(h["device"], h["note"] or settings.device_note)
-    name = settings.labels[q]
-
-    st.subheader("What each head attends to")
-    shown = min(num_heads, MAX_DRAWN)
-    if shown < num_heads:
-        st.caption(f"Drawing heads 1–{shown} of {num_heads}.")
-    per_row = 2 if T <= 64 else 4
-    for start in range(0, shown, per_row):
-        for col, i in zip(st.columns(per_row), range(start, min(start + per_row, shown))):
-            with col:
-                ui.show_matrix(mha["attn_weights"][0, i], settings, "weights", f"head {i + 1}", selected_row=q,
-                               legend=i == 0)
-    if T > 64:
-        ui.zoom_view(mha["attn_weights"][0, 0], settings, "weights", "head 1")
-        st.caption(f"Mostly pale because these untrained heads spread their weight almost evenly: the last row of "
-                   f"head 1 gives its largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even "
-                   f"spread over {T} tokens would give {1 / T:.4f}. Only the first rows (top left) have few tokens "
-                   "to share and look dark.")
-    st.markdown(f"**The row of query token {q + 1} in each head** (how it spreads its attention over earlier "
-                "tokens):")
-    for i, tab in enumerate(st.tabs([f"head {i + 1}" for i in range(shown)])):
-        with tab:
-            ui.show_row(mha["attn_weights"][0, i], settings, f"head {i + 1}: weights of the selected query", row=q)
-
-st.subheader("Cutting d_out into heads")
-plural = "head" if num_heads == 1 else "heads"
-st.markdown(f"**d_out = {d_out} split into {num_heads} {plural} of head_dim {head_dim}** "
-            f"({num_heads} × {head_dim} = {d_out}). One `W_query` makes every token's {d_out}-d query; "
-            f"`view` cuts its last dimension into {num_heads} pieces, `transpose(1, 2)` moves the head axis "
-            "in front of the tokens so each head is a separate (T × head_dim) matrix.")
-st.latex(rf"(b, T, d_{{out}}) = (1, {T}, {d_out}) \xrightarrow{{\texttt{{view}}}} (b, T, h, d_{{head}}) = "
-         rf"(1, {T}, {num_heads}, {head_dim}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} (b, h, T, d_{{head}}) = "
-         rf"(1, {num_heads}, {T}, {head_dim})")
-st.latex(rf"\text{{merge: }} (1, {num_heads}, {T}, {head_dim}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} "
-         rf"(1, {T}, {num_heads}, {head_dim}) \xrightarrow{{\texttt{{contiguous().view}}}} (1, {T}, {d_out}) "
-         rf"\xrightarrow{{\texttt{{out\_proj}}}} (1, {T}, {d_out})")
-if h is not None:
-    parts = [r",\ ".join(ui.short(float(v)) for v in mha["queries"][0, i, q, :4]) + (r",\dots" if head_dim > 4 else "")
-             for i in range(min(num_heads, 4))]
-    st.latex(rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
-                                                          for i, p in enumerate(parts))
-             + (r"\ \big|\ \dots" if num_heads > 4 else "") + r"\,]")
-    st.caption(f"The query of token {q + 1}, cut into heads: head i gets columns (i−1)·{head_dim}+1 … i·{head_dim}.")
-    if num_heads > 1 and T > 1:
-        wrong = stages.merge_heads(mha["queries"]).view(1, num_heads, T, head_dim)  # the pitfall: no transpose
-        st.caption(f"Pitfall: `queries.view(b, h, T, head_dim)` without the transpose has the same shape but hands "
-                   f"pieces of other tokens to each head: it differs from the right split by up to "
-                   f"{stages.max_abs_diff(wrong, mha['queries']):.4f}.")
-
-    st.subheader("Wrapper vs weight split")
+@st.fragment
+def screen():
+    """The controls and all they change: moving one reruns only this part, not the sidebar."""
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**MultiHeadAttentionWrapper**: {num_heads} separate `CausalAttention` modules, each with its "
-                    f"own {d_in}→{d_out} projections; their outputs are concatenated: {num_heads} × {d_out} = "
-                    f"{num_heads * d_out} columns.")
-        ui.table(wrapper["context_vec"], "context_vecs (wrapper)", settings.labels,
-                 [f"h{i + 1}·{j + 1}" for i in range(num_heads) for j in range(d_out)])
+        num_heads = ui.heads_picker(d_out)
     with right:
-        st.markdown(f"**MultiHeadAttention**: one {d_in}→{d_out} projection each for Q, K, V, cut into {num_heads} "
-                    f"{plural} of head_dim {head_dim}, merged back and mixed by `out_proj`: {d_out} columns.")
-        ui.table(mha["context_vec"], "context_vecs (MultiHeadAttention)", settings.labels)
-    head = wrapper["heads"][0]
-    shape = lambda t: str(tuple(t.shape))  # noqa: E731
-    rows = [
-        ("inputs (batch)", f"(1, {T}, {d_in})", f"(1, {T}, {d_in})"),
-        ("queries = W_query(x)", shape(head["queries"]) + " per head", f"(1, {T}, {d_out})"),
-        ("queries after view", "—", f"(1, {T}, {num_heads}, {head_dim})"),
-        ("queries after transpose(1, 2)", "—", shape(mha["queries"])),
-        ("keys, values", shape(head["keys"]) + " per head", shape(mha["keys"])),
-        ("attn_scores, attn_weights", shape(head["attn_weights"]) + " per head", shape(mha["attn_weights"])),
-        ("context of each head", shape(head["context_vec"]) + " per head", shape(mha["heads_context"])),
-        ("heads joined", shape(wrapper["context_vec"]) + " (torch.cat)", shape(mha["merged"]) + " (merge_heads)"),
-        ("out_proj", "—", shape(mha["context_vec"])),
-        ("output context_vecs", shape(wrapper["context_vec"]), shape(mha["context_vec"])),
-    ]
-    st.dataframe(pd.DataFrame(rows, columns=["tensor", "MultiHeadAttentionWrapper", "MultiHeadAttention"]),
-                 hide_index=True, width="content")
-    st.caption("MultiHeadAttention's per-head tensors (tables show head 1; the shapes carry the head axis):")
-    for key in ("queries", "attn_weights", "heads_context"):
-        ui.table(mha[key], key, settings.labels, settings.labels if key == "attn_weights" else None)
+        q = ui.query_picker(settings)
+    head_dim = d_out // num_heads
+    mha_params = lesson.mha_parameter_count(d_in, d_out, num_heads)
+    wrapper_params = lesson.wrapper_parameter_count(d_in, d_out, num_heads)
+    for col, (label, shown) in zip(st.columns(4), [("num_heads", num_heads), ("head_dim", head_dim), ("d_out", d_out),
+                                                   ("parameters (MultiHeadAttention)", f"{mha_params:,}")]):
+        col.metric(label, shown)
 
-    st.subheader("out_proj: mixing the heads")
-    st.markdown(f"After `merge_heads`, each block of {head_dim} columns still holds one head's result only. "
-                f"`out_proj` is an `nn.Linear({d_out}, {d_out})`, so every output column draws on all heads: "
-                f"{d_out} × {d_out} weights + {d_out} biases = **{h['out_proj_params']:,} parameters**.")
-    left, right = st.columns(2)
-    with left:
-        ui.table(mha["merged"], "merged (before out_proj)", settings.labels,
-                 [f"h{i + 1}·{j + 1}" for i in range(num_heads) for j in range(head_dim)])
-    with right:
-        ui.table(mha["context_vec"], "context_vec = out_proj(merged)", settings.labels)
-
-st.subheader("Parameter counts")
-gpt2 = (768, 768, 12)
-counts = pd.DataFrame([
-    (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}", f"{wrapper_params:,}", f"{mha_params:,}",
-     f"{d_out * d_out + d_out:,}"),
-    ("GPT-2 small: d_in 768, d_out 768, 12 heads", f"{lesson.wrapper_parameter_count(*gpt2):,}",
-     f"{lesson.mha_parameter_count(*gpt2):,}", f"{768 * 768 + 768:,}"),
-], columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"])
-st.dataframe(counts, hide_index=True, width="content")
-st.caption("The wrapper gives every head a full d_out-wide projection, so its count grows with the number of "
-           "heads; MultiHeadAttention's does not: 3 · d_in · d_out for Q, K, V plus d_out · d_out + d_out for "
-           "out_proj, whatever num_heads is. The context length adds no parameters (only the mask buffer).")
-
-ui.show_code(MultiHeadAttentionWrapper, MultiHeadAttention, stages.split_heads, stages.merge_heads)
-ui.explain(
-    "**Why several heads?** Each head has its own query and key subspace, so one head can track, say, the "
-    "previous word while another follows the subject of the sentence; the heatmaps above differ for that reason "
-    "(here with untrained, random weights). **Why the weight split?** The wrapper runs h separate modules, h "
-    "projections and h attention passes in a Python loop. `MultiHeadAttention` does one matrix product per Q, K "
-    "and V and one batched attention over a head axis, which the GPU runs in parallel. With head_dim = d_out / h "
-    "it also keeps the total size, and the cost, of a single head of width d_out."
-)
-
-# --- checks and mistakes ------------------------------------------------------------------------
-if h is not None:
-    checks = [("each head vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(mha))]
-    if d_in == d_out:
-        torch_mha = ui.mha_agreement(settings, num_heads)
-        checks += [("output vs nn.MultiheadAttention", torch_mha["output"]),
-                   ("weights vs nn.MultiheadAttention", torch_mha["weights"])]
+    h = None
+    if num_heads * T * T > MAX_CELLS or wrapper_params > MAX_WRAPPER:
+        ui.note(f"{num_heads} heads at {T} tokens (d_in = {d_in}, d_out = {d_out}) would need {num_heads * T * T:,} "
+                f"attention weights per tensor and {wrapper_params:,} wrapper parameters; this screen computes at most "
+                f"{MAX_CELLS:,} and {MAX_WRAPPER:,} (GPT-2 small's 12 heads at 1024 tokens and 1024 dimensions). "
+                "Pick fewer heads or tokens; the shapes, parameter counts and code below still apply.")
     else:
-        st.caption("nn.MultiheadAttention needs d_in = d_out (its queries have embed_dim features), so that "
-                   "comparison appears when the two are equal.")
-    ui.agreement(checks)
-    if ui.pitfalls_toggle():
-        flat = pitfalls.scale_by_model_dim(mha["queries"], mha["keys"], d_out)
-        ui.pitfall("Scaling by √d_out instead of √head_dim", "attn_scores / d_out**0.5",
-                   "attn_scores / head_dim**0.5  # keys.shape[-1]",
-                   f"head 1, query {q + 1}: largest weight {float(flat['wrong'][0, 0, q].max()):.4f}, entropy "
-                   f"{float(stages.entropy(flat['wrong'][0, 0, q])):.4f}: flatter by a factor √{num_heads} in the "
-                   "exponent.",
-                   f"head 1, query {q + 1}: largest weight {float(flat['right'][0, 0, q].max()):.4f}, entropy "
-                   f"{float(stages.entropy(flat['right'][0, 0, q])):.4f}.")
+        h = ui.heads(settings, num_heads, T)
+        mha, wrapper = h["mha"], h["wrapper"]
+        ui.device_badge(h["device"], h["note"] or settings.device_note)
+
+        st.subheader("What each head attends to")
+        shown = min(num_heads, MAX_DRAWN)
+        if shown < num_heads:
+            st.caption(f"Drawing heads 1–{shown} of {num_heads}.")
+        per_row = 2 if T <= 64 else 4
+        for start in range(0, shown, per_row):
+            for col, i in zip(st.columns(per_row), range(start, min(start + per_row, shown))):
+                with col:
+                    ui.show_matrix(mha["attn_weights"][0, i], settings, "weights", f"head {i + 1}", selected_row=q,
+                                   legend=i == 0)
+        if T > 64:
+            ui.zoom_view(mha["attn_weights"][0, 0], settings, "weights", "head 1")
+            st.caption(f"Mostly pale because these untrained heads spread their weight almost evenly: the last row of "
+                       f"head 1 gives its largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even "
+                       f"spread over {T} tokens would give {1 / T:.4f}. Only the first rows (top left) have few tokens "
+                       "to share and look dark.")
+        st.markdown(f"**The row of query token {q + 1} in each head** (how it spreads its attention over earlier "
+                    "tokens):")
+        for i, tab in enumerate(st.tabs([f"head {i + 1}" for i in range(shown)])):
+            with tab:
+                ui.show_row(mha["attn_weights"][0, i], settings, f"head {i + 1}: weights of the selected query", row=q)
+
+    st.subheader("Cutting d_out into heads")
+    plural = "head" if num_heads == 1 else "heads"
+    st.markdown(f"**d_out = {d_out} split into {num_heads} {plural} of head_dim {head_dim}** "
+                f"({num_heads} × {head_dim} = {d_out}). One `W_query` makes every token's {d_out}-d query; "
+                f"`view` cuts its last dimension into {num_heads} pieces, `transpose(1, 2)` moves the head axis "
+                "in front of the tokens so each head is a separate (T × head_dim) matrix.")
+    st.latex(rf"(b, T, d_{{out}}) = (1, {T}, {d_out}) \xrightarrow{{\texttt{{view}}}} (b, T, h, d_{{head}}) = "
+             rf"(1, {T}, {num_heads}, {head_dim}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} (b, h, T, d_{{head}}) = "
+             rf"(1, {num_heads}, {T}, {head_dim})")
+    st.latex(rf"\text{{merge: }} (1, {num_heads}, {T}, {head_dim}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} "
+             rf"(1, {T}, {num_heads}, {head_dim}) \xrightarrow{{\texttt{{contiguous().view}}}} (1, {T}, {d_out}) "
+             rf"\xrightarrow{{\texttt{{out\_proj}}}} (1, {T}, {d_out})")
+    if h is not None:
+        parts = [r",\ ".join(ui.short(float(v)) for v in mha["queries"][0, i, q, :4]) + (r",\dots" if head_dim > 4 else "")
+                 for i in range(min(num_heads, 4))]
+        st.latex(rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
+                                                              for i, p in enumerate(parts))
+                 + (r"\ \big|\ \dots" if num_heads > 4 else "") + r"\,]")
+        st.caption(f"The query of token {q + 1}, cut into heads: head i gets columns (i−1)·{head_dim}+1 … i·{head_dim}.")
+        if num_heads > 1 and T > 1:
+            wrong = stages.merge_heads(mha["queries"]).view(1, num_heads, T, head_dim)  # the pitfall: no transpose
+            st.caption(f"Pitfall: `queries.view(b, h, T, head_dim)` without the transpose has the same shape but hands "
+                       f"pieces of other tokens to each head: it differs from the right split by up to "
+                       f"{stages.max_abs_diff(wrong, mha['queries']):.4f}.")
+
+        st.subheader("Wrapper vs weight split")
+        left, right = st.columns(2)
+        with left:
+            st.markdown(f"**MultiHeadAttentionWrapper**: {num_heads} separate `CausalAttention` modules, each with its "
+                        f"own {d_in}→{d_out} projections; their outputs are concatenated: {num_heads} × {d_out} = "
+                        f"{num_heads * d_out} columns.")
+            ui.table(wrapper["context_vec"], "context_vecs (wrapper)", settings.labels,
+                     [f"h{i + 1}·{j + 1}" for i in range(num_heads) for j in range(d_out)])
+        with right:
+            st.markdown(f"**MultiHeadAttention**: one {d_in}→{d_out} projection each for Q, K, V, cut into {num_heads} "
+                        f"{plural} of head_dim {head_dim}, merged back and mixed by `out_proj`: {d_out} columns.")
+            ui.table(mha["context_vec"], "context_vecs (MultiHeadAttention)", settings.labels)
+        head = wrapper["heads"][0]
+        shape = lambda t: str(tuple(t.shape))  # noqa: E731
+        rows = [
+            ("inputs (batch)", f"(1, {T}, {d_in})", f"(1, {T}, {d_in})"),
+            ("queries = W_query(x)", shape(head["queries"]) + " per head", f"(1, {T}, {d_out})"),
+            ("queries after view", "—", f"(1, {T}, {num_heads}, {head_dim})"),
+            ("queries after transpose(1, 2)", "—", shape(mha["queries"])),
+            ("keys, values", shape(head["keys"]) + " per head", shape(mha["keys"])),
+            ("attn_scores, attn_weights", shape(head["attn_weights"]) + " per head", shape(mha["attn_weights"])),
+            ("context of each head", shape(head["context_vec"]) + " per head", shape(mha["heads_context"])),
+            ("heads joined", shape(wrapper["context_vec"]) + " (torch.cat)", shape(mha["merged"]) + " (merge_heads)"),
+            ("out_proj", "—", shape(mha["context_vec"])),
+            ("output context_vecs", shape(wrapper["context_vec"]), shape(mha["context_vec"])),
+        ]
+        st.dataframe(pd.DataFrame(rows, columns=["tensor", "MultiHeadAttentionWrapper", "MultiHeadAttention"]),
+                     hide_index=True, width="content")
+        st.caption("MultiHeadAttention's per-head tensors (tables show head 1; the shapes carry the head axis):")
+        for key in ("queries", "attn_weights", "heads_context"):
+            ui.table(mha[key], key, settings.labels, settings.labels if key == "attn_weights" else None)
+
+        st.subheader("out_proj: mixing the heads")
+        st.markdown(f"After `merge_heads`, each block of {head_dim} columns still holds one head's result only. "
+                    f"`out_proj` is an `nn.Linear({d_out}, {d_out})`, so every output column draws on all heads: "
+                    f"{d_out} × {d_out} weights + {d_out} biases = **{h['out_proj_params']:,} parameters**.")
+        left, right = st.columns(2)
+        with left:
+            ui.table(mha["merged"], "merged (before out_proj)", settings.labels,
+                     [f"h{i + 1}·{j + 1}" for i in range(num_heads) for j in range(head_dim)])
+        with right:
+            ui.table(mha["context_vec"], "context_vec = out_proj(merged)", settings.labels)
+
+    st.subheader("Parameter counts")
+    gpt2 = (768, 768, 12)
+    counts = pd.DataFrame([
+        (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}", f"{wrapper_params:,}", f"{mha_params:,}",
+         f"{d_out * d_out + d_out:,}"),
+        ("GPT-2 small: d_in 768, d_out 768, 12 heads", f"{lesson.wrapper_parameter_count(*gpt2):,}",
+         f"{lesson.mha_parameter_count(*gpt2):,}", f"{768 * 768 + 768:,}"),
+    ], columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"])
+    st.dataframe(counts, hide_index=True, width="content")
+    st.caption("The wrapper gives every head a full d_out-wide projection, so its count grows with the number of "
+               "heads; MultiHeadAttention's does not: 3 · d_in · d_out for Q, K, V plus d_out · d_out + d_out for "
+               "out_proj, whatever num_heads is. The context length adds no parameters (only the mask buffer).")
+
+    ui.show_code(MultiHeadAttentionWrapper, MultiHeadAttention, stages.split_heads, stages.merge_heads)
+    ui.explain(
+        "**Why several heads?** Each head has its own query and key subspace, so one head can track, say, the "
+        "previous word while another follows the subject of the sentence; the heatmaps above differ for that reason "
+        "(here with untrained, random weights). **Why the weight split?** The wrapper runs h separate modules, h "
+        "projections and h attention passes in a Python loop. `MultiHeadAttention` does one matrix product per Q, K "
+        "and V and one batched attention over a head axis, which the GPU runs in parallel. With head_dim = d_out / h "
+        "it also keeps the total size, and the cost, of a single head of width d_out."
+    )
+
+    # --- checks and mistakes ------------------------------------------------------------------------
+    if h is not None:
+        checks = [("each head vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(mha))]
+        if d_in == d_out:
+            torch_mha = ui.mha_agreement(settings, num_heads)
+            checks += [("output vs nn.MultiheadAttention", torch_mha["output"]),
+                       ("weights vs nn.MultiheadAttention", torch_mha["weights"])]
+        else:
+            st.caption("nn.MultiheadAttention needs d_in = d_out (its queries have embed_dim features), so that "
+                       "comparison appears when the two are equal.")
+        ui.agreement(checks)
+        if ui.pitfalls_toggle():
+            flat = pitfalls.scale_by_model_dim(mha["queries"], mha["keys"], d_out)
+            ui.pitfall("Scaling by √d_out instead of √head_dim", "attn_scores / d_out**0.5",
+                       "attn_scores / head_dim**0.5  # keys.shape[-1]",
+                       f"head 1, query {q + 1}: largest weight {float(flat['wrong'][0, 0, q].max()):.4f}, entropy "
+                       f"{float(stages.entropy(flat['wrong'][0, 0, q])):.4f}: flatter by a factor √{num_heads} in the "
+                       "exponent.",
+                       f"head 1, query {q + 1}: largest weight {float(flat['right'][0, 0, q].max()):.4f}, entropy "
+                       f"{float(stages.entropy(flat['right'][0, 0, q])):.4f}.")
+    ui.sync_url()
+
+
+screen()

@@ -1,5 +1,4 @@
 """Screen 3: the causal mask (section 3.5.1) and CausalAttention's buffer (section 3.5.3)."""
-import re
 
 import streamlit as st
 import torch
@@ -17,171 +16,173 @@ st.markdown(
     "may only attend to itself and to the tokens before it."
 )
 
-left, middle, right = st.columns(3)
-with left:
-    q = ui.query_picker(settings)
-with middle:
-    k = ui.key_picker(settings)
-with right:
-    ui.clamp("context_length", low=T, high=MAX_TOKENS,
-             fallback_note=f"context_length {{old}} is shorter than the {T} tokens (the module would fail "
-                           f"on a {T} × {T} score matrix); using {{new}}.")
-    if T < MAX_TOKENS:
-        context_length = ui.control(st.slider, "context_length (size of the mask buffer)", "context_length",
-                                    min_value=T, max_value=MAX_TOKENS)
+@st.fragment
+def screen():
+    """The controls and all they change: moving one reruns only this part, not the sidebar."""
+    left, middle, right = st.columns(3)
+    with left:
+        q = ui.query_picker(settings)
+    with middle:
+        k = ui.key_picker(settings)
+    with right:
+        ui.clamp("context_length", low=T, high=MAX_TOKENS,
+                 fallback_note=f"context_length {{old}} is shorter than the {T} tokens (the module would fail "
+                               f"on a {T} × {T} score matrix); using {{new}}.")
+        if T < MAX_TOKENS:
+            context_length = ui.control(st.slider, "context_length (size of the mask buffer)", "context_length",
+                                        min_value=T, max_value=MAX_TOKENS)
+        else:
+            context_length = MAX_TOKENS
+            st.caption(f"context_length = {MAX_TOKENS}: already the largest supported, equal to the number of tokens.")
+
+    record, used, device_note = ui.causal(settings, "mask", context_length)
+    ui.device_badge(used, device_note or settings.device_note)
+    weights, simple, simple_norm = record["attn_weights"], record["masked_simple"], record["masked_simple_norm"]
+    unmasked, raw, scaled = record["unmasked_weights"], record["masked_scores"], record["scaled_scores"]
+    d_k = record["keys"].shape[-1]
+    labels = settings.labels
+
+
+    names, who = [ui.md_escape(t) for t in settings.tokens], ui.md_escape(labels[q])
+
+    st.subheader("The mask")
+    buffer = record["mask"]  # (context_length, context_length)
+    used_mask = buffer[:T, :T]
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.show_matrix(stages.mask_simple(T), settings, "mask", "variant 1: torch.tril (1 = may see)")
+    with c2:
+        ui.show_matrix(used_mask, settings, "mask", "variant 2: buffer mask[:T, :T] (1 = future, blocked)")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("buffer `mask` (registered once)", f"{tuple(buffer.shape)}")
+    m2.metric(f"used: mask[:{T}, :{T}]", f"{tuple(used_mask.shape)}")
+    if context_length > T:
+        same, _, _ = ui.causal(settings, "mask", T)
+        diff = stages.max_abs_diff(weights, same["attn_weights"])
+        m3.metric(f"max |weights(context_length={context_length}) − weights({T})|", f"{diff:.1g}")
+        st.success(f"Identical weights: the module builds a {context_length} × {context_length} buffer but slices "
+                   f"`mask[:{T}, :{T}]`, so only its top-left corner ever meets the {T} × {T} scores. "
+                   f"context_length is the longest input the module accepts, not a change to the math.")
+    elif T < MAX_TOKENS:
+        st.caption(f"Move context_length above {T} to see that a larger buffer gives the same weights. Below {T} "
+                   f"the slice would be smaller than the scores and PyTorch would raise a shape error.")
+
+    st.subheader("Mask the scores, then softmax")
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.show_matrix(raw, settings, "scores", "masked_scores: −∞ where the mask is 1", selected_row=q)
+    with c2:
+        ui.show_matrix(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)",
+                       selected_row=q, selected_cell=(q, k), zoom=True, clickable=True)
+    ui.show_row(weights, settings, "causal weights of the selected query", "weights", highlight=k, row=q)
+
+
+    def sum_latex(show, count, future=0, inf=r"e^{-\infty}"):
+        """`show(0) + ... + show(count-1)` abridged, then the future keys' `inf` terms (never T terms)."""
+        shown = list(range(count)) if count <= 4 else [0, 1, None, count - 1]
+        parts = [r"\dots" if j is None else show(j) for j in shown]
+        if future:
+            blocked = " + ".join([inf] * future) if future <= 2 else rf"{inf} + \dots + {inf}"
+            parts.append(rf"\underbrace{{{blocked}}}_{{{future}\text{{ future}}}}")
+        return " + ".join(parts)
+
+
+    exps = torch.exp(scaled[q].double())  # e^(omega / sqrt(d_k)); e^-inf = 0
+    root = rf"\sqrt{{{d_k}}}"
+    term = lambda j: rf"e^{{{float(raw[q, j]):.4f}/{root}}}"  # noqa: E731
+    top = term(k) if k <= q else r"e^{-\infty}"
+    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{top}}}{{{sum_latex(term, q + 1, T - q - 1)}}}")
+    exp_sum = sum_latex(lambda j: f"{float(exps[j]):.4f}", q + 1, T - q - 1, "0")
+    st.latex(rf"= \frac{{{float(exps[k]):.4f}}}{{{exp_sum}}}"
+             + (rf" = \frac{{{float(exps[k]):.4f}}}{{{float(exps.sum()):.4f}}}" if T > 1 else "")
+             + rf" = {float(weights[q, k]):.4f}")
+    st.caption(f"After `masked_fill` the future scores are −∞, and exp(−∞) = 0: they add nothing to the sum, so "
+               f"the visible weights of {who} ({q + 1} of {T}) already sum to 1. "
+               f"(ω is divided by √d_k = √{d_k} first.)")
+
+    st.subheader("The book's two ways, side by side")
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.show_matrix(simple_norm, settings, "weights", "1: softmax, zero with tril, renormalise", selected_row=q)
+    with c2:
+        ui.show_matrix(weights, settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
+    gap = record["variants_max_abs_diff"]
+    st.metric("max |variant 1 − variant 2|", f"{gap:.2e}")
+    st.markdown(f"The two matrices agree to float rounding (max difference {gap:.2e} < 1e-6). "
+                "Variant 1 for the same cell:")
+    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
+             rf"{{{sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
+    st.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
+               "Variant 2 gets there with one softmax and no second division.")
+
+    st.subheader("What goes wrong")
+    row_sums = simple.sum(dim=-1)  # (T,)
+    st.markdown(f"**Zeroing after softmax without renormalising.** The weights of {who} sum to "
+                f"{float(row_sums[q]):.4f} instead of 1; every row but the last loses weight:")
+    ui.table(row_sums, "masked_simple.sum(dim=-1)", ["row sum"], labels)
+    future = unmasked[q, q + 1:]  # what query q would take from the future without a mask
+    if future.numel() == 0:
+        st.markdown(f"**No mask at all.** {who} is the last token: nothing lies in its future, so its row is "
+                    "the same with or without the mask. Pick an earlier query to see the leak.")
     else:
-        context_length = MAX_TOKENS
-        st.caption(f"context_length = {MAX_TOKENS}: already the largest supported, equal to the number of tokens.")
+        top_w, top_j = torch.topk(future, min(5, future.numel()))
+        order = torch.argsort(top_j)
+        leaks = ", ".join(f"“{names[q + 1 + int(top_j[i])]}” {float(top_w[i]):.4f} ({float(top_w[i]):.1%})"
+                          for i in order)  # at most 5
+        more = f" (the {len(top_j)} largest of {future.numel()} future tokens)" if future.numel() > len(top_j) else ""
+        st.markdown(f"**No mask at all: the future leaks.** Without the mask “{names[q]}” gives "
+                    f"{float(future.sum()):.1%} of its attention to tokens it should not have seen yet: {leaks}{more}. "
+                    "A model trained like this copies the answer instead of learning to predict it.")
+    ui.show_matrix(unmasked, settings, "weights", "no mask: softmax over all keys (future included)",
+                   selected_row=q)
 
-record, used, device_note = ui.causal(settings, "mask", context_length)
-ui.device_badge(used, device_note or settings.device_note)
-weights, simple, simple_norm = record["attn_weights"], record["masked_simple"], record["masked_simple_norm"]
-unmasked, raw, scaled = record["unmasked_weights"], record["masked_scores"], record["scaled_scores"]
-d_k = record["keys"].shape[-1]
-labels = settings.labels
+    st.subheader("The tensors")
+    ui.table(raw, "masked_scores (attn_scores.masked_fill(mask_bool, -inf))", labels, labels)
+    ui.table(weights, "attn_weights", labels, labels)
+    ui.table(simple, "masked_simple", labels, labels)
+    ui.table(simple_norm, "masked_simple_norm", labels, labels)
+    ui.table(unmasked, "unmasked attn_weights", labels, labels)
+    ui.table(record["context_vec"], "context_vec", labels)
+
+    ui.show_code(stages.mask_simple, stages.mask_after_softmax, stages.causal_mask, stages.mask_scores,
+                 stages.attend, CausalAttention)
+    ui.explain(
+        "**Why mask at all?** During training the model sees a whole sentence at once and, at every position, "
+        "is asked for the next token. If position *i* could attend to position *i + 1*, the answer would be "
+        "sitting in its input; the mask makes training match generation, where the future does not exist yet.\n\n"
+        "**Why −∞ before softmax?** Zeroing after softmax needs a second pass to fix the row sums. Filling the "
+        "future scores with −∞ lets softmax itself give them exp(−∞) = 0 and spread the whole unit of weight over "
+        "the visible keys: one step, same numbers. (Pitfall: `triu(...) * float('-inf')` turns the 0 cells into "
+        "0 · −∞ = nan; use `masked_fill` with a boolean mask.) The buffer is registered once at "
+        "`context_length` and moves with the module to the GPU; each call slices the corner it needs."
+    )
+
+    # --- checks and mistakes ------------------------------------------------------------------------
+    ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(record)),
+                  ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
+    if ui.pitfalls_toggle():
+        fp16 = pitfalls.mask_value_in_float16(record["attn_scores"])
+        ui.pitfall("`-1e9` as the mask value in float16", "scores.half().masked_fill(mask, -1e9)",
+                   "scores.half().masked_fill(mask, -torch.inf)",
+                   f"PyTorch refuses: {fp16['error']} (float16 stops at 65,504)." if fp16["error"]
+                   else "No error on this device, but -1e9 is not exactly -inf.",
+                   f"Works in every dtype; row sums {float(fp16['right'].sum(dim=-1).min()):.4f} … "
+                   f"{float(fp16['right'].sum(dim=-1).max()):.4f}.")
+        row = pitfalls.fully_masked_row(min(T, 6))
+        ui.pitfall("A row with every key masked (padding)", "torch.softmax(torch.full((n,), -1e9), dim=-1)",
+                   "torch.softmax(torch.full((n,), -torch.inf), dim=-1)  # then handle the nan row",
+                   f"{', '.join(f'{float(v):.4f}' for v in row['with_minus_1e9'])}: silently spreads its weight "
+                   "evenly over keys it must not see.",
+                   f"{', '.join(str(float(v)) for v in row['with_inf'])}: nan, loud, so the bug is found "
+                   "(real code zeroes such rows or never masks a whole row).")
+        leak = pitfalls.future_leak(unmasked)
+        worst = int(leak.argmax())
+        ui.pitfall("Forgetting the mask", "torch.softmax(attn_scores / d_k**0.5, dim=-1)",
+                   "torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / d_k**0.5, dim=-1)",
+                   f"Every row but the last puts weight on later tokens; query {worst + 1} gives "
+                   f"{float(leak[worst]):.4f} of its weight to the future.",
+                   "0.0000 of every row's weight goes to later tokens.")
+    ui.sync_url()
 
 
-def md(text: str) -> str:
-    """User text made literal for st.markdown/st.caption (no bold, links or $math$ from a typed word)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~])", r"\\\1", text)
-
-
-names, who = [md(t) for t in settings.tokens], md(labels[q])
-
-st.subheader("The mask")
-buffer = record["mask"]  # (context_length, context_length)
-used_mask = buffer[:T, :T]
-c1, c2 = st.columns(2)
-with c1:
-    ui.show_matrix(stages.mask_simple(T), settings, "mask", "variant 1: torch.tril (1 = may see)")
-with c2:
-    ui.show_matrix(used_mask, settings, "mask", "variant 2: buffer mask[:T, :T] (1 = future, blocked)")
-m1, m2, m3 = st.columns(3)
-m1.metric("buffer `mask` (registered once)", f"{tuple(buffer.shape)}")
-m2.metric(f"used: mask[:{T}, :{T}]", f"{tuple(used_mask.shape)}")
-if context_length > T:
-    same, _, _ = ui.causal(settings, "mask", T)
-    diff = stages.max_abs_diff(weights, same["attn_weights"])
-    m3.metric(f"max |weights(context_length={context_length}) − weights({T})|", f"{diff:.1g}")
-    st.success(f"Identical weights: the module builds a {context_length} × {context_length} buffer but slices "
-               f"`mask[:{T}, :{T}]`, so only its top-left corner ever meets the {T} × {T} scores. "
-               f"context_length is the longest input the module accepts, not a change to the math.")
-elif T < MAX_TOKENS:
-    st.caption(f"Move context_length above {T} to see that a larger buffer gives the same weights. Below {T} "
-               f"the slice would be smaller than the scores and PyTorch would raise a shape error.")
-
-st.subheader("Mask the scores, then softmax")
-c1, c2 = st.columns(2)
-with c1:
-    ui.show_matrix(raw, settings, "scores", "masked_scores: −∞ where the mask is 1", selected_row=q)
-with c2:
-    ui.show_matrix(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)",
-                   selected_row=q, selected_cell=(q, k), zoom=True, clickable=True)
-ui.show_row(weights, settings, "causal weights of the selected query", "weights", highlight=k, row=q)
-
-
-def sum_latex(show, count, future=0, inf=r"e^{-\infty}"):
-    """`show(0) + ... + show(count-1)` abridged, then the future keys' `inf` terms (never T terms)."""
-    shown = list(range(count)) if count <= 4 else [0, 1, None, count - 1]
-    parts = [r"\dots" if j is None else show(j) for j in shown]
-    if future:
-        blocked = " + ".join([inf] * future) if future <= 2 else rf"{inf} + \dots + {inf}"
-        parts.append(rf"\underbrace{{{blocked}}}_{{{future}\text{{ future}}}}")
-    return " + ".join(parts)
-
-
-exps = torch.exp(scaled[q].double())  # e^(omega / sqrt(d_k)); e^-inf = 0
-root = rf"\sqrt{{{d_k}}}"
-term = lambda j: rf"e^{{{float(raw[q, j]):.4f}/{root}}}"  # noqa: E731
-top = term(k) if k <= q else r"e^{-\infty}"
-st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{top}}}{{{sum_latex(term, q + 1, T - q - 1)}}}")
-exp_sum = sum_latex(lambda j: f"{float(exps[j]):.4f}", q + 1, T - q - 1, "0")
-st.latex(rf"= \frac{{{float(exps[k]):.4f}}}{{{exp_sum}}}"
-         + (rf" = \frac{{{float(exps[k]):.4f}}}{{{float(exps.sum()):.4f}}}" if T > 1 else "")
-         + rf" = {float(weights[q, k]):.4f}")
-st.caption(f"After `masked_fill` the future scores are −∞, and exp(−∞) = 0: they add nothing to the sum, so "
-           f"the visible weights of {who} ({q + 1} of {T}) already sum to 1. "
-           f"(ω is divided by √d_k = √{d_k} first.)")
-
-st.subheader("The book's two ways, side by side")
-c1, c2 = st.columns(2)
-with c1:
-    ui.show_matrix(simple_norm, settings, "weights", "1: softmax, zero with tril, renormalise", selected_row=q)
-with c2:
-    ui.show_matrix(weights, settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
-gap = record["variants_max_abs_diff"]
-st.metric("max |variant 1 − variant 2|", f"{gap:.2e}")
-st.markdown(f"The two matrices agree to float rounding (max difference {gap:.2e} < 1e-6). "
-            "Variant 1 for the same cell:")
-st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
-         rf"{{{sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
-st.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
-           "Variant 2 gets there with one softmax and no second division.")
-
-st.subheader("What goes wrong")
-row_sums = simple.sum(dim=-1)  # (T,)
-st.markdown(f"**Zeroing after softmax without renormalising.** The weights of {who} sum to "
-            f"{float(row_sums[q]):.4f} instead of 1; every row but the last loses weight:")
-ui.table(row_sums, "masked_simple.sum(dim=-1)", ["row sum"], labels)
-future = unmasked[q, q + 1:]  # what query q would take from the future without a mask
-if future.numel() == 0:
-    st.markdown(f"**No mask at all.** {who} is the last token: nothing lies in its future, so its row is "
-                "the same with or without the mask. Pick an earlier query to see the leak.")
-else:
-    top_w, top_j = torch.topk(future, min(5, future.numel()))
-    order = torch.argsort(top_j)
-    leaks = ", ".join(f"“{names[q + 1 + int(top_j[i])]}” {float(top_w[i]):.4f} ({float(top_w[i]):.1%})"
-                      for i in order)  # at most 5
-    more = f" (the {len(top_j)} largest of {future.numel()} future tokens)" if future.numel() > len(top_j) else ""
-    st.markdown(f"**No mask at all: the future leaks.** Without the mask “{names[q]}” gives "
-                f"{float(future.sum()):.1%} of its attention to tokens it should not have seen yet: {leaks}{more}. "
-                "A model trained like this copies the answer instead of learning to predict it.")
-ui.show_matrix(unmasked, settings, "weights", "no mask: softmax over all keys (future included)",
-               selected_row=q)
-
-st.subheader("The tensors")
-ui.table(raw, "masked_scores (attn_scores.masked_fill(mask_bool, -inf))", labels, labels)
-ui.table(weights, "attn_weights", labels, labels)
-ui.table(simple, "masked_simple", labels, labels)
-ui.table(simple_norm, "masked_simple_norm", labels, labels)
-ui.table(unmasked, "unmasked attn_weights", labels, labels)
-ui.table(record["context_vec"], "context_vec", labels)
-
-ui.show_code(stages.mask_simple, stages.mask_after_softmax, stages.causal_mask, stages.mask_scores,
-             stages.attend, CausalAttention)
-ui.explain(
-    "**Why mask at all?** During training the model sees a whole sentence at once and, at every position, "
-    "is asked for the next token. If position *i* could attend to position *i + 1*, the answer would be "
-    "sitting in its input; the mask makes training match generation, where the future does not exist yet.\n\n"
-    "**Why −∞ before softmax?** Zeroing after softmax needs a second pass to fix the row sums. Filling the "
-    "future scores with −∞ lets softmax itself give them exp(−∞) = 0 and spread the whole unit of weight over "
-    "the visible keys: one step, same numbers. (Pitfall: `triu(...) * float('-inf')` turns the 0 cells into "
-    "0 · −∞ = nan; use `masked_fill` with a boolean mask.) The buffer is registered once at "
-    "`context_length` and moves with the module to the GPU; each call slices the corner it needs."
-)
-
-# --- checks and mistakes ------------------------------------------------------------------------
-ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(record)),
-              ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
-if ui.pitfalls_toggle():
-    fp16 = pitfalls.mask_value_in_float16(record["attn_scores"])
-    ui.pitfall("`-1e9` as the mask value in float16", "scores.half().masked_fill(mask, -1e9)",
-               "scores.half().masked_fill(mask, -torch.inf)",
-               f"PyTorch refuses: {fp16['error']} (float16 stops at 65,504)." if fp16["error"]
-               else "No error on this device, but -1e9 is not exactly -inf.",
-               f"Works in every dtype; row sums {float(fp16['right'].sum(dim=-1).min()):.4f} … "
-               f"{float(fp16['right'].sum(dim=-1).max()):.4f}.")
-    row = pitfalls.fully_masked_row(min(T, 6))
-    ui.pitfall("A row with every key masked (padding)", "torch.softmax(torch.full((n,), -1e9), dim=-1)",
-               "torch.softmax(torch.full((n,), -torch.inf), dim=-1)  # then handle the nan row",
-               f"{', '.join(f'{float(v):.4f}' for v in row['with_minus_1e9'])}: silently spreads its weight "
-               "evenly over keys it must not see.",
-               f"{', '.join(str(float(v)) for v in row['with_inf'])}: nan, loud, so the bug is found "
-               "(real code zeroes such rows or never masks a whole row).")
-    leak = pitfalls.future_leak(unmasked)
-    worst = int(leak.argmax())
-    ui.pitfall("Forgetting the mask", "torch.softmax(attn_scores / d_k**0.5, dim=-1)",
-               "torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / d_k**0.5, dim=-1)",
-               f"Every row but the last puts weight on later tokens; query {worst + 1} gives "
-               f"{float(leak[worst]):.4f} of its weight to the future.",
-               "0.0000 of every row's weight goes to later tokens.")
+screen()

@@ -15,48 +15,57 @@ st.markdown(
 proj = ui.control(st.radio, "Scores from", "proj", options=["none", "v1"], horizontal=True,
                   format_func={"none": "inputs: ω = x · x (no weights, §3.3)",
                                "v1": "projections: ω = q · k with seeded W_q, W_k (§3.4)"}.get)
-left, right = st.columns(2)
-with left:
-    q = ui.query_picker(settings)
-with right:
-    k = ui.key_picker(settings)
-
 record, used, device_note = ui.projection(settings, proj, "scores")
 ui.device_badge(used, device_note or settings.device_note)
 scores = record["attn_scores"]  # (T, T)
 weights = record["attn_weights"]  # (T, T)
-query_name = settings.labels[q]
 
-left, right = st.columns([3, 2])
-with left:
-    ui.show_matrix(scores, settings, "scores", "attention scores ω", selected_row=q, selected_cell=(q, k),
-                   zoom=True, clickable=True)
-with right:
-    ui.show_row(scores, settings, "scores of the selected query", "scores", highlight=k, row=q)
 
-st.subheader("One cell, by hand")
-if proj == "none":
-    x = record["queries"]
-    st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"x^{{({q + 1})}}", rf"x^{{({k + 1})}}", x[q], x[k]))
-else:
-    st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"q^{{({q + 1})}}", rf"k^{{({k + 1})}}",
-                                  record["queries"][q], record["keys"][k]))
-    st.caption(f"q⁽{q + 1}⁾ = x⁽{q + 1}⁾ W_q and k⁽{k + 1}⁾ = x⁽{k + 1}⁾ W_k: the weights come from "
-               f"`torch.manual_seed({settings.seed_for('scores')})` then `SelfAttention_v1` (torch.rand).")
+@st.fragment
+def selected_query():
+    """Everything that follows the query and key: moving them reruns only this part."""
+    left, right = st.columns(2)
+    with left:
+        q = ui.query_picker(settings)
+    with right:
+        k = ui.key_picker(settings)
 
-st.subheader(f"The context vector of {ui.md_escape(query_name)}")
-scaled = "softmax(ω / √d_k)" if proj == "v1" else "softmax(ω)"
-st.markdown(
-    f"Normalise the query's scores with {scaled} to get attention **weights** α (next screen), then "
-    f"blend the {'value vectors' if proj == 'v1' else 'inputs'} with them: **z = Σᵢ αᵢ · "
-    f"{'v' if proj == 'v1' else 'x'}⁽ⁱ⁾**. The context vector is an enriched version of the query token."
-)
-ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
-st.latex(rf"z^{{({q + 1})}} = " + " + ".join(
-    rf"{float(a):.4f}\, {'v' if proj == 'v1' else 'x'}^{{({i + 1})}}" for i, a in enumerate(weights[q][:6]))
-    + (r" + \dots" if weights.shape[1] > 6 else "")
-    + r" = [" + r",\ ".join(ui.short(float(v)) for v in record["context_vec"][q][:6])
-    + (r",\ \dots" if record["context_vec"].shape[1] > 6 else "") + "]")
+    query_name = settings.labels[q]
+
+    left, right = st.columns([3, 2])
+    with left:
+        ui.show_matrix(scores, settings, "scores", "attention scores ω", selected_row=q, selected_cell=(q, k),
+                       zoom=True, clickable=True)
+    with right:
+        ui.show_row(scores, settings, "scores of the selected query", "scores", highlight=k, row=q)
+
+    st.subheader("One cell, by hand")
+    if proj == "none":
+        x = record["queries"]
+        st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"x^{{({q + 1})}}", rf"x^{{({k + 1})}}", x[q], x[k]))
+    else:
+        st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"q^{{({q + 1})}}", rf"k^{{({k + 1})}}",
+                                      record["queries"][q], record["keys"][k]))
+        st.caption(f"q⁽{q + 1}⁾ = x⁽{q + 1}⁾ W_q and k⁽{k + 1}⁾ = x⁽{k + 1}⁾ W_k: the weights come from "
+                   f"`torch.manual_seed({settings.seed_for('scores')})` then `SelfAttention_v1` (torch.rand).")
+
+    st.subheader(f"The context vector of {ui.md_escape(query_name)}")
+    scaled = "softmax(ω / √d_k)" if proj == "v1" else "softmax(ω)"
+    st.markdown(
+        f"Normalise the query's scores with {scaled} to get attention **weights** α (next screen), then "
+        f"blend the {'value vectors' if proj == 'v1' else 'inputs'} with them: **z = Σᵢ αᵢ · "
+        f"{'v' if proj == 'v1' else 'x'}⁽ⁱ⁾**. The context vector is an enriched version of the query token."
+    )
+    ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
+    st.latex(rf"z^{{({q + 1})}} = " + " + ".join(
+        rf"{float(a):.4f}\, {'v' if proj == 'v1' else 'x'}^{{({i + 1})}}" for i, a in enumerate(weights[q][:6]))
+        + (r" + \dots" if weights.shape[1] > 6 else "")
+        + r" = [" + r",\ ".join(ui.short(float(v)) for v in record["context_vec"][q][:6])
+        + (r",\ \dots" if record["context_vec"].shape[1] > 6 else "") + "]")
+    ui.sync_url()
+
+
+selected_query()
 
 st.subheader("The tensors")
 ui.table(settings.x, "inputs", settings.labels)

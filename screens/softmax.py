@@ -32,134 +32,142 @@ def tex(number: float) -> str:
     return rf"{mantissa} \times 10^{{{int(exponent)}}}"
 
 
-left, middle, right = st.columns([2, 2, 1])
-with left:
-    q = ui.query_picker(settings)
-with middle:
-    k = ui.key_picker(settings)
-with right:
-    scale = ui.control(st.toggle, "Scale by √d_k", "scale")
-query_name = settings.labels[q]
+@st.fragment
+def screen():
+    """The controls and all they change: moving one reruns only this part, not the sidebar."""
+    left, middle, right = st.columns([2, 2, 1])
+    with left:
+        q = ui.query_picker(settings)
+    with middle:
+        k = ui.key_picker(settings)
+    with right:
+        scale = ui.control(st.toggle, "Scale by √d_k", "scale")
 
-simple, used, device_note = ui.projection(settings, "none", "softmax")
-record, used, device_note = ui.projection(settings, "v1", "softmax")
-ui.device_badge(used, device_note or settings.device_note)
+    simple, used, device_note = ui.projection(settings, "none", "softmax")
+    record, used, device_note = ui.projection(settings, "v1", "softmax")
+    ui.device_badge(used, device_note or settings.device_note)
 
-# --- A: three normalisations of the simplified scores ----------------------------------------------
-st.header("Three ways to normalise (ω = x · x, §3.3.1)")
-row = simple["attn_scores"][q]  # (T,)
-variants = {"divide by the sum": stages.normalize_by_sum(row), "naive exp / sum": stages.softmax_naive(row),
-            "torch.softmax": stages.softmax(row)}
-st.markdown(f"Scores of query {q + 1}: `{fmt(row)}`")
-for column, (name, weights) in zip(st.columns(3), variants.items()):
-    with column:
-        in_range = bool(((weights >= 0) & (weights <= 1)).all())
-        ui.show_row(weights, settings, name, "weights" if in_range else "scores", highlight=k)
-        st.metric(f"row sum · {name}", f"{float(weights.sum()):.4f}")
-ui.table(torch.stack(list(variants.values())), "normalised row", list(variants), settings.labels)
-if bool((variants["divide by the sum"] < 0).any()):
-    st.caption("Dividing by the sum gives negative 'weights' here because some scores are negative: "
-               "it only guarantees the sum, not positivity. Softmax is always positive.")
-st.markdown("Dividing by the sum keeps the proportions of the scores. Softmax exaggerates the differences "
-            "(exp grows fast), so the best-matching key gets a clearly larger share, and it never goes "
-            "negative. The naive and the PyTorch softmax agree here; they part ways at large scores (below).")
+    # --- A: three normalisations of the simplified scores ----------------------------------------------
+    st.header("Three ways to normalise (ω = x · x, §3.3.1)")
+    row = simple["attn_scores"][q]  # (T,)
+    all_rows = simple["attn_scores"]  # (T, T): every query's row, so one chart serves all queries
+    normalised = {"divide by the sum": stages.normalize_by_sum(all_rows),
+                  "naive exp / sum": stages.softmax_naive(all_rows), "torch.softmax": stages.softmax(all_rows)}
+    variants = {name: matrix[q] for name, matrix in normalised.items()}  # (T,) each
+    st.markdown(f"Scores of query {q + 1}: `{fmt(row)}`")
+    for column, (name, matrix) in zip(st.columns(3), normalised.items()):
+        with column:
+            in_range = bool(((matrix >= 0) & (matrix <= 1)).all())
+            ui.show_row(matrix, settings, name, "weights" if in_range else "scores", highlight=k, row=q)
+            st.metric(f"row sum · {name}", f"{float(variants[name].sum()):.4f}")
+    ui.table(torch.stack(list(variants.values())), "normalised row", list(variants), settings.labels)
+    if bool((variants["divide by the sum"] < 0).any()):
+        st.caption("Dividing by the sum gives negative 'weights' here because some scores are negative: "
+                   "it only guarantees the sum, not positivity. Softmax is always positive.")
+    st.markdown("Dividing by the sum keeps the proportions of the scores. Softmax exaggerates the differences "
+                "(exp grows fast), so the best-matching key gets a clearly larger share, and it never goes "
+                "negative. The naive and the PyTorch softmax agree here; they part ways at large scores (below).")
 
-# --- B: scaling the trainable scores --------------------------------------------------------------
-d_k = record["keys"].shape[-1]
-st.header(f"Scaling q · k by √d_k (SelfAttention_v1, d_k = {d_k})")
-scores = record["attn_scores"]  # (T, T)
-used_scores = record["scaled_scores"] if scale else scores
-weights = record["attn_weights"] if scale else stages.softmax(scores)
-title = f"softmax(ω / √{d_k})" if scale else "softmax(ω), unscaled"
-left, right = st.columns([3, 2])
-with left:
-    ui.show_matrix(weights, settings, "weights", title, selected_row=q, selected_cell=(q, k),
-                   zoom=True, clickable=True)
-with right:
-    ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
+    # --- B: scaling the trainable scores --------------------------------------------------------------
+    d_k = record["keys"].shape[-1]
+    st.header(f"Scaling q · k by √d_k (SelfAttention_v1, d_k = {d_k})")
+    scores = record["attn_scores"]  # (T, T)
+    used_scores = record["scaled_scores"] if scale else scores
+    weights = record["attn_weights"] if scale else stages.softmax(scores)
+    title = f"softmax(ω / √{d_k})" if scale else "softmax(ω), unscaled"
+    left, right = st.columns([3, 2])
+    with left:
+        ui.show_matrix(weights, settings, "weights", title, selected_row=q, selected_cell=(q, k),
+                       zoom=True, clickable=True)
+    with right:
+        ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
 
-s_row = used_scores[q].double()
-shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0
-terms = (s_row - shift).exp()
-arg = {j: rf"\omega_{{{q + 1},{j}}}" + (rf"/\sqrt{{{d_k}}}" if scale else "") for j in (k + 1, "j")}
-cut = len(s_row) if len(s_row) <= 6 else 5
-shown = [rf"e^{{{tex(float(s - shift))}}}" for s in s_row[:cut]] + (
-    [rf"\dots\ ({len(s_row)} \text{{ terms}})"] if cut < len(s_row) else [])
-minus = rf" - {tex(shift)}" if shift else ""
-st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{\exp({arg[k + 1]}{minus})}}{{\sum_j \exp({arg['j']}{minus})}}"
-         rf" = \frac{{e^{{{tex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
-         rf" = \frac{{{tex(float(terms[k]))}}}{{{tex(float(terms.sum()))}}} = {float(weights[q, k]):.4f}")
-if shift:
-    st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
-               f"({tex(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
-st.caption(f"ω = q · k with W_q, W_k from `torch.manual_seed({settings.seed_for('softmax')})` and SelfAttention_v1 "
-           f"(torch.rand weights); d_k = keys.shape[-1] = d_out = {d_k}.")
+    s_row = used_scores[q].double()
+    shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0
+    terms = (s_row - shift).exp()
+    arg = {j: rf"\omega_{{{q + 1},{j}}}" + (rf"/\sqrt{{{d_k}}}" if scale else "") for j in (k + 1, "j")}
+    cut = len(s_row) if len(s_row) <= 6 else 5
+    shown = [rf"e^{{{tex(float(s - shift))}}}" for s in s_row[:cut]] + (
+        [rf"\dots\ ({len(s_row)} \text{{ terms}})"] if cut < len(s_row) else [])
+    minus = rf" - {tex(shift)}" if shift else ""
+    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{\exp({arg[k + 1]}{minus})}}{{\sum_j \exp({arg['j']}{minus})}}"
+             rf" = \frac{{e^{{{tex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
+             rf" = \frac{{{tex(float(terms[k]))}}}{{{tex(float(terms.sum()))}}} = {float(weights[q, k]):.4f}")
+    if shift:
+        st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
+                   f"({tex(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
+    st.caption(f"ω = q · k with W_q, W_k from `torch.manual_seed({settings.seed_for('softmax')})` and SelfAttention_v1 "
+               f"(torch.rand weights); d_k = keys.shape[-1] = d_out = {d_k}.")
 
-st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
-pitfall = stages.softmax(scores[q] / d_k*0.5)  # the bug from the notes: divides by d_k, then multiplies by 0.5
-correct = stages.softmax(stages.scale_scores(scores[q], d_k))
-st.code(f"torch.softmax(attn_scores_{q + 1} / d_k**0.5, dim=-1)  # correct: / {math.sqrt(d_k):.4f}\n"
-        f"# -> [{fmt(correct)}]\n"
-        f"torch.softmax(attn_scores_{q + 1} / d_k*0.5, dim=-1)   # bug: / {d_k} * 0.5\n"
-        f"# -> [{fmt(pitfall)}]", language="python")
-st.markdown(f"Python reads `/ d_k*0.5` as `(ω / d_k) · 0.5`, a division by {2 * d_k} rather than √{d_k}. "
-            "The bug still produces weights that sum to 1, so nothing crashes: they are just flatter than intended.")
+    st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
+    pitfall = stages.softmax(scores[q] / d_k*0.5)  # the bug from the notes: divides by d_k, then multiplies by 0.5
+    correct = stages.softmax(stages.scale_scores(scores[q], d_k))
+    st.code(f"torch.softmax(attn_scores_{q + 1} / d_k**0.5, dim=-1)  # correct: / {math.sqrt(d_k):.4f}\n"
+            f"# -> [{fmt(correct)}]\n"
+            f"torch.softmax(attn_scores_{q + 1} / d_k*0.5, dim=-1)   # bug: / {d_k} * 0.5\n"
+            f"# -> [{fmt(pitfall)}]", language="python")
+    st.markdown(f"Python reads `/ d_k*0.5` as `(ω / d_k) · 0.5`, a division by {2 * d_k} rather than √{d_k}. "
+                "The bug still produces weights that sum to 1, so nothing crashes: they are just flatter than intended.")
 
-# --- C: why sqrt(d_k) -------------------------------------------------------------------------------
-st.header("Why √d_k: softmax sharpens as d_k grows")
-ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1024; using {new}.")
-chosen = ui.control(st.select_slider, "d_k (key dimension)", "d_k", options=POWERS)
-tokens = min(len(settings.tokens), CURVE_TOKENS)
+    # --- C: why sqrt(d_k) -------------------------------------------------------------------------------
+    st.header("Why √d_k: softmax sharpens as d_k grows")
+    ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1024; using {new}.")
+    chosen = ui.control(st.select_slider, "d_k (key dimension)", "d_k", options=POWERS)
+    tokens = min(len(settings.tokens), CURVE_TOKENS)
 
 
-curve = ui.softmax_sharpness(tuple(POWERS), tokens, settings.seed)
-st.markdown(f"An experiment separate from the sidebar's d_out: random q and k with unit-variance entries, "
-            f"{tokens} keys per query, 256 queries per d_k. "
-            f"Uniform attention has largest weight 1/{tokens} = {1 / tokens:.4f} and entropy ln {tokens} = "
-            f"{math.log(tokens):.4f}; a one-hot has 1 and 0.")
-picked = curve[curve["d_k"] == chosen].set_index("scores")
-st.markdown(f"At **d_k = {chosen}**:")
-for column, (label, metric) in zip(st.columns(4), [(s, m) for m in ("largest weight", "entropy (nats)")
-                                                   for s in ("ω / √d_k", "ω (unscaled)")]):
-    column.metric(f"{metric.split(' (')[0]}, {label}", f"{picked.loc[label, metric]:.4f}")
-for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
-    with column:
-        ui.chart(charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k", log_x=True, mark_x=chosen),
-                 f"{metric} vs d_k", lambda: curve, width="stretch")
-ui.explain(
-    "Each entry of q · k adds one product of two unit-variance numbers, so the score's variance grows like d_k "
-    "and its typical size like √d_k. Unscaled, a large d_k hands softmax scores dozens of units apart: it "
-    "saturates into a one-hot, and its gradient (≈ α(1 − α)) is nearly zero, so training stalls. Dividing by "
-    "√d_k brings the variance back to about 1 whatever d_k is, and the curves stay flat."
-)
+    curve = ui.softmax_sharpness(tuple(POWERS), tokens, settings.seed)
+    st.markdown(f"An experiment separate from the sidebar's d_out: random q and k with unit-variance entries, "
+                f"{tokens} keys per query, 256 queries per d_k. "
+                f"Uniform attention has largest weight 1/{tokens} = {1 / tokens:.4f} and entropy ln {tokens} = "
+                f"{math.log(tokens):.4f}; a one-hot has 1 and 0.")
+    picked = curve[curve["d_k"] == chosen].set_index("scores")
+    st.markdown(f"At **d_k = {chosen}**:")
+    for column, (label, metric) in zip(st.columns(4), [(s, m) for m in ("largest weight", "entropy (nats)")
+                                                       for s in ("ω / √d_k", "ω (unscaled)")]):
+        column.metric(f"{metric.split(' (')[0]}, {label}", f"{picked.loc[label, metric]:.4f}")
+    for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
+        with column:
+            ui.chart(charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k", log_x=True, mark_x=chosen),
+                     f"{metric} vs d_k", lambda: curve, width="stretch")
+    ui.explain(
+        "Each entry of q · k adds one product of two unit-variance numbers, so the score's variance grows like d_k "
+        "and its typical size like √d_k. Unscaled, a large d_k hands softmax scores dozens of units apart: it "
+        "saturates into a one-hot, and its gradient (≈ α(1 − α)) is nearly zero, so training stalls. Dividing by "
+        "√d_k brings the variance back to about 1 whatever d_k is, and the curves stay flat."
+    )
 
-# --- D: overflow ------------------------------------------------------------------------------------
-st.header("Large scores: naive softmax overflows")
-examples = [(f"ω of query {q + 1} × 100", row * 100), ("[1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0]))]
-for label, values in examples:
-    naive, stable = stages.softmax_naive(values), stages.softmax(values)
-    st.markdown(f"**{label}** · `torch.exp`: `{fmt(torch.exp(values))}`  \n"
-                f"`softmax_naive`: `{fmt(naive)}`  \n`torch.softmax`: `{fmt(stable)}`")
-st.caption("The nan and inf values above are expected: they are what this example demonstrates.")
-st.markdown("In float32, exp(x) overflows to inf once x > 88.7 (exp(89) ≈ 4.5 · 10³⁸). The naive version then "
-            "divides inf by inf, which is nan. `torch.softmax` first subtracts the row maximum: the largest "
-            "exponent becomes exp(0) = 1, nothing overflows, and the result is mathematically the same.")
+    # --- D: overflow ------------------------------------------------------------------------------------
+    st.header("Large scores: naive softmax overflows")
+    examples = [(f"ω of query {q + 1} × 100", row * 100), ("[1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0]))]
+    for label, values in examples:
+        naive, stable = stages.softmax_naive(values), stages.softmax(values)
+        st.markdown(f"**{label}** · `torch.exp`: `{fmt(torch.exp(values))}`  \n"
+                    f"`softmax_naive`: `{fmt(naive)}`  \n`torch.softmax`: `{fmt(stable)}`")
+    st.caption("The nan and inf values above are expected: they are what this example demonstrates.")
+    st.markdown("In float32, exp(x) overflows to inf once x > 88.7 (exp(89) ≈ 4.5 · 10³⁸). The naive version then "
+                "divides inf by inf, which is nan. `torch.softmax` first subtracts the row maximum: the largest "
+                "exponent becomes exp(0) = 1, nothing overflows, and the result is mathematically the same.")
 
-# --- the tensors and the code -------------------------------------------------------------------------
-st.header("The tensors")
-ui.table(simple["attn_scores"], "attn_scores (x · x)", settings.labels, settings.labels)
-ui.table(scores, "attn_scores (q · k)", settings.labels, settings.labels)
-ui.table(record["scaled_scores"], f"attn_scores / d_k**0.5 (d_k = {d_k})", settings.labels, settings.labels)
-ui.table(weights, "attn_weights" + ("" if scale else " (unscaled)"), settings.labels, settings.labels)
-ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
+    # --- the tensors and the code -------------------------------------------------------------------------
+    st.header("The tensors")
+    ui.table(simple["attn_scores"], "attn_scores (x · x)", settings.labels, settings.labels)
+    ui.table(scores, "attn_scores (q · k)", settings.labels, settings.labels)
+    ui.table(record["scaled_scores"], f"attn_scores / d_k**0.5 (d_k = {d_k})", settings.labels, settings.labels)
+    ui.table(weights, "attn_weights" + ("" if scale else " (unscaled)"), settings.labels, settings.labels)
+    ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
 
-# --- checks and mistakes ------------------------------------------------------------------------
-ui.agreement([("scaled context vectors vs F.scaled_dot_product_attention", agreement.unmasked_vs_sdpa(record, True)),
-              ("naive exp/sum vs torch.softmax (book scores)",
-               stages.max_abs_diff(stages.softmax_naive(simple["attn_scores"]), stages.softmax(simple["attn_scores"])))])
-if ui.pitfalls_toggle():
-    wrong_dim = pitfalls.softmax_wrong_dim(scores)
-    ui.pitfall("Softmax over the wrong dimension", "torch.softmax(attn_scores, dim=0)",
-               "torch.softmax(attn_scores, dim=-1)",
-               f"Each key's column sums to 1, so the rows a query mixes with sum to {fmt(wrong_dim['wrong_row_sums'])}.",
-               f"Each query's row sums to {fmt(wrong_dim['right_row_sums'])}.")
+    # --- checks and mistakes ------------------------------------------------------------------------
+    ui.agreement([("scaled context vectors vs F.scaled_dot_product_attention", agreement.unmasked_vs_sdpa(record, True)),
+                  ("naive exp/sum vs torch.softmax (book scores)",
+                   stages.max_abs_diff(stages.softmax_naive(simple["attn_scores"]), stages.softmax(simple["attn_scores"])))])
+    if ui.pitfalls_toggle():
+        wrong_dim = pitfalls.softmax_wrong_dim(scores)
+        ui.pitfall("Softmax over the wrong dimension", "torch.softmax(attn_scores, dim=0)",
+                   "torch.softmax(attn_scores, dim=-1)",
+                   f"Each key's column sums to 1, so the rows a query mixes with sum to {fmt(wrong_dim['wrong_row_sums'])}.",
+                   f"Each query's row sums to {fmt(wrong_dim['right_row_sums'])}.")
+    ui.sync_url()
+
+
+screen()

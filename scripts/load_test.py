@@ -214,11 +214,11 @@ class Student:
 
     largest_seen = 0  # the largest single ForwardMsg any student received, bytes
 
-    def __init__(self, base: str, number: int, timeout: float, rng: random.Random):
+    def __init__(self, base: str, number: int, timeout: float, rng: random.Random, params: str = ""):
         self.ws_url = base.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
-        self.number, self.timeout, self.rng = number, timeout, rng
+        self.number, self.timeout, self.rng, self.params = number, timeout, rng, params
         self.ws = None
-        self.query_string = ""
+        self.query_string = params  # the address bar: the shared link first, then what the app writes
         self.page_hash = ""
         self.pages = {}  # URL path -> page script hash (from the navigation message)
         self.widgets = {}  # key -> (element type, proto) of the last run
@@ -327,7 +327,7 @@ async def timed(student: Student, results: list, kind: str, screen: str, **rerun
         await student.close()
         try:
             await student.connect()
-            student.query_string, student.page_hash = "", ""
+            student.query_string, student.page_hash = student.params, ""  # a reload of the shared link
             await student.rerun(page_name=screen)
         except Exception:
             pass  # the next interaction records the failure
@@ -346,7 +346,7 @@ async def switch(student: Student, results: list, screen: str):
 
 async def student_session(base, number, args, deadline, results, rng, ready):
     """Open a screen, then move its sliders and switch screens until the deadline."""
-    student = Student(base, number, args.timeout, rng)
+    student = Student(base, number, args.timeout, rng, args.params)
     screen = rng.choice(args.screens)
     try:
         await asyncio.sleep(rng.uniform(0, args.ramp))  # students do not all press Enter at once
@@ -355,7 +355,6 @@ async def student_session(base, number, args, deadline, results, rng, ready):
         except Exception as error:
             results.append(Interaction(number, "open", screen, 0.0, f"connect: {type(error).__name__}: {error}"))
             return
-        student.query_string = args.params
         await timed(student, results, "open", screen, page_name=screen)
         ready.append(number)
         while time.monotonic() < deadline:
@@ -382,10 +381,9 @@ async def student_session(base, number, args, deadline, results, rng, ready):
 
 async def warm_up(base, args, results) -> None:
     """One student visits every screen and moves each slider once (imports, caches, first charts)."""
-    student = Student(base, 0, args.timeout * 3, random.Random(0))
+    student = Student(base, 0, args.timeout * 3, random.Random(0), args.params)
     await student.connect()
     try:
-        student.query_string = args.params
         await timed(student, results, "open", "home", page_name="")
         for screen in args.screens:
             await switch(student, results, screen)
@@ -443,7 +441,10 @@ def browser_session(base, number, args, deadline, results, rng):
                     break
                 try:
                     thumb.focus(timeout=args.timeout * 1000)
-                    page.keyboard.press(rng.choice(["ArrowRight", "ArrowLeft"]))
+                    now, low, high = (float(v) for v in thumb.evaluate("el => [el.value, el.min, el.max]"))
+                    # a key that moves the thumb (at an end, the other way), so every press reruns
+                    page.keyboard.press("ArrowLeft" if now >= high else "ArrowRight" if now <= low
+                                        else rng.choice(["ArrowRight", "ArrowLeft"]))
                     page.wait_for_function("window.__lt.done !== null", timeout=args.timeout * 1000, polling=20)
                     page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')",
                                            timeout=args.timeout * 1000)
@@ -638,10 +639,10 @@ async def soak_run(base, pid, args) -> str:
                 "|---|---:|---:|---:|---:|---:|---:|---:|",
                 f"| warm-up (every screen once) | – | – | – | – | {sum(1 for w in warm if w.error)} | "
                 f"{baseline or 0:.0f} | 0 |"]
-        students = [Student(base, n + 1, args.timeout, random.Random(args.seed + n)) for n in range(args.soak_sessions)]
+        students = [Student(base, n + 1, args.timeout, random.Random(args.seed + n), args.params)
+                    for n in range(args.soak_sessions)]
         for student in students:
             await student.connect()
-            student.query_string = args.params
             await timed(student, warm, "open", args.screens[0], page_name=args.screens[0])
         hard_deadline = time.monotonic() + args.soak_timeout
         done_total, growth = 0, None
