@@ -128,8 +128,10 @@ def screen():
         column.metric(f"{metric.split(' (')[0]}, {label}", f"{picked.loc[label, metric]:.4f}")
     for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
         with column:
-            ui.chart(charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k", log_x=True, mark_x=chosen),
-                     f"{metric} vs d_k", lambda: curve, width="stretch")
+            ui.cached_chart(("sharpness", metric, chosen, tokens, settings.seed),
+                            lambda metric=metric: charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k",
+                                                                    log_x=True, mark_x=chosen),
+                            f"{metric} vs d_k", lambda: curve, width="stretch")
     ui.explain(
         "Each entry of q · k adds one product of two unit-variance numbers, so the score's variance grows like d_k "
         "and its typical size like √d_k. Unscaled, a large d_k hands softmax scores dozens of units apart: it "

@@ -194,6 +194,7 @@ class Interaction:
     seconds: float
     error: str | None = None
     bytes: int = 0
+    fragment: bool = False  # the rerun was of one @st.fragment only
 
 
 @dataclass
@@ -238,14 +239,21 @@ class Student:
                 pass
             self.ws = None
 
-    async def rerun(self, page_name: str | None = None, page_hash: str | None = None, widgets=()) -> RunResult:
-        """Send a rerun request (what the browser sends on load, page switch or widget change)."""
+    async def rerun(self, page_name: str | None = None, page_hash: str | None = None, widgets=(),
+                    fragment_id: str = "") -> RunResult:
+        """Send a rerun request (what the browser sends on load, page switch or widget change).
+
+        A widget inside an @st.fragment reruns only that fragment: the browser then sends the
+        fragment's id, and the server answers with the fragment's elements only.
+        """
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query_string
         if page_name is not None:
             state.page_name = page_name
         state.page_script_hash = page_hash if page_hash is not None else self.page_hash
+        if fragment_id:
+            state.fragment_id = fragment_id
         for widget in widgets:
             state.widget_states.widgets.append(widget)
         start = time.perf_counter()
@@ -279,19 +287,19 @@ class Student:
                 proto = getattr(element, etype, None)
                 match = WIDGET_ID.match(getattr(proto, "id", "") or "")
                 if match:
-                    found[match["key"]] = (etype, proto)
+                    found[match["key"]] = (etype, proto, fwd.delta.fragment_id)
             elif kind == "script_finished":
                 status = fwd.script_finished
                 if status not in FINISHED:
                     errors.append(f"script finished with status {ForwardMsg.ScriptFinishedStatus.Name(status)}")
-                self.widgets = found
+                self.widgets = (self.widgets | found) if fragment_id else found
                 return RunResult(time.perf_counter() - start, status, errors, found, total)
 
     def move(self, key: str) -> WidgetState | None:
         """A new value for widget `key` on the current screen, as the browser would send it."""
         if key not in self.widgets:
             return None
-        etype, proto = self.widgets[key]
+        etype, proto, _fragment = self.widgets[key]
         state = WidgetState(id=proto.id)
         if etype == "slider" and proto.options:  # st.select_slider: the formatted option
             choices = [o for o in proto.options if o != self.last_sent.get(key)]
@@ -315,6 +323,10 @@ class Student:
         self.last_sent[key] = value
         return state
 
+    def fragment_of(self, key: str) -> str:
+        """The id of the fragment that drew widget `key` ("" for the page itself)."""
+        return self.widgets[key][2] if key in self.widgets else ""
+
 
 async def timed(student: Student, results: list, kind: str, screen: str, **rerun_args) -> RunResult | None:
     """One interaction, recorded. On a timeout or a closed socket the student reconnects (a reload)."""
@@ -332,7 +344,8 @@ async def timed(student: Student, results: list, kind: str, screen: str, **rerun
         except Exception:
             pass  # the next interaction records the failure
         return None
-    results.append(Interaction(student.number, kind, screen, run.seconds, "; ".join(run.errors) or None, run.bytes))
+    results.append(Interaction(student.number, kind, screen, run.seconds, "; ".join(run.errors) or None, run.bytes,
+                               bool(rerun_args.get("fragment_id"))))
     return run
 
 
@@ -369,7 +382,8 @@ async def student_session(base, number, args, deadline, results, rng, ready):
                 state = student.move(key) if key else None
                 if state is None:
                     continue
-                await timed(student, results, f"move {key}", screen, widgets=[state])
+                await timed(student, results, f"move {key}", screen, widgets=[state],
+                            fragment_id=student.fragment_of(key))
             await asyncio.sleep(rng.uniform(0.5, 1.5) * args.think)
             if time.monotonic() >= deadline:
                 return
@@ -390,7 +404,8 @@ async def warm_up(base, args, results) -> None:
             for key in MOVABLE:
                 state = student.move(key)
                 if state is not None:
-                    await timed(student, results, f"move {key}", screen, widgets=[state])
+                    await timed(student, results, f"move {key}", screen, widgets=[state],
+                            fragment_id=student.fragment_of(key))
     finally:
         await student.close()
 
@@ -597,13 +612,15 @@ async def load_run(base, pid, args) -> str:
     lines += [f"- Students connected: {len(ready)} of {args.sessions} (ramp-up {args.ramp:.0f} s), "
               f"think time {args.think:.1f} s ± 50 %, screens {', '.join(args.screens)}"
               + (f", plus {args.browsers} Chromium session(s)" if args.browsers else ""),
+              f"- Slider moves that reran only their @st.fragment: {sum(i.fragment for i in results)} of "
+              f"{sum(i.kind.startswith('move') for i in results)}",
               f"- Warm-up before the clock (1 student, every screen, cold caches): {len(warm)} interactions, "
               f"slowest {max((w.seconds for w in warm), default=0):.1f} s, errors {sum(1 for w in warm if w.error)}",
               f"- Interactions: {len(results)} in {wall:.0f} s ({len(results) / wall:.1f}/s); "
               f"load generator CPU {cpu:.0f} s (it shares the machine with the server)",
               *([f"- Server CPU: {server_cpu:.0f} s in {wall:.0f} s ({100 * server_cpu / wall:.0f} % of one core), "
-                 f"{server_cpu / max(1, len(results)):.2f} s per interaction: one process runs Python on about one "
-                 f"core at a time (the GIL), so it serves at most about {len(results) / server_cpu:.1f} "
+                 f"{server_cpu / max(1, len(results)):.2f} s per interaction: one process runs Python on about "
+                 f"one core at a time (the GIL), so it serves at most about {len(results) / server_cpu:.1f} "
                  f"interactions/s like these"] if server_cpu else []),
               f"- Largest websocket message {Student.largest_seen / 1024:.0f} KiB (server.maxMessageSize: 200 MB); "
               f"most bytes in one interaction {largest / 1024:.0f} KiB", "",
@@ -664,7 +681,8 @@ async def soak_run(base, pid, args) -> str:
                 if state is None:
                     await switch(student, out, rng.choice(args.screens))
                 else:
-                    await timed(student, out, f"move {key}", "-", widgets=[state])
+                    await timed(student, out, f"move {key}", "-", widgets=[state],
+                                fragment_id=student.fragment_of(key))
 
         try:
             for count in stages:
@@ -680,7 +698,8 @@ async def soak_run(base, pid, args) -> str:
                 times = [i.seconds for i in out if i.error is None]
                 growth = (now - baseline) if now is not None and baseline is not None else None
                 rows.append(f"| {done_total} reruns | {len(out)} | {seconds:.0f} | "
-                            + (f"{statistics.median(times):.3f} | {percentile(times, 95):.3f}" if times else "– | –")
+                            + (f"{statistics.median(times):.3f} | {percentile(times, 95):.3f}"
+                               if times else "– | –")
                             + f" | {sum(1 for i in out if i.error)} | {now or 0:.0f} | "
                             + (f"{growth:+.0f}" if growth is not None else "–") + " |")
                 if time.monotonic() > hard_deadline:
@@ -755,8 +774,10 @@ def main() -> None:
     parser.add_argument("--browsers", type=int, default=0, help="real Chromium sessions besides the protocol ones")
     parser.add_argument("--soak", action="store_true", help="memory soak instead of the load test")
     parser.add_argument("--soak-sessions", type=int, default=4, help="students sharing the soak's reruns (default 4)")
-    parser.add_argument("--soak-timeout", type=float, default=1800, help="stop the soak after this many s (default 1800)")
-    parser.add_argument("--cold-start", action="store_true", help="time streamlit run -> home page rendered in Chromium")
+    parser.add_argument("--soak-timeout", type=float, default=1800,
+                        help="stop the soak after this many s (default 1800)")
+    parser.add_argument("--cold-start", action="store_true",
+                        help="time streamlit run -> home page rendered in Chromium")
     parser.add_argument("--repeats", type=int, default=None, help="cold starts to time (default 3, quick 1)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a Streamlit config option for the server it starts, e.g. runner.postScriptGC=false")

@@ -55,12 +55,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
         else:
             draw_spec(spec, title, frame, width="content")
         return
-    factor = charts.overview_factor(max(values.shape))
-    how = "mean" if kind == "scores" else "max"
-    reduced = charts.block_reduce(values, factor, how)
-    blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
-              else "one pixel per cell")
-    image = charts.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape)))
+    image, blocks = _IMAGES.get(("image", _digest(values), kind), lambda: _overview(values, kind))
     st.image(image, caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
                             f"grey = masked (−∞).")
     download_buttons(title, image=image, table=frame)
@@ -99,10 +94,12 @@ def _zoom(values: np.ndarray, rows, cols, kind: str, title: str) -> None:
         clamp("window_key", low=1, high=n_cols - size + 1)
         c0 = control(st.slider, "Zoom: keys from", "window_key", min_value=1, max_value=n_cols - size + 1)
     part = charts.window(values, r0 - 1, c0 - 1, size)
-    window_chart = charts.heatmap(part, rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size], kind,
-                                  f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}",
-                                  size=480, font_scale=font_scale())
-    st.vega_lite_chart(spec=charts.to_spec(charts.styled(window_chart, font_scale())), width="content")
+    name = f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}"
+    rows_in, cols_in = rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size]
+    scale = font_scale()
+    spec = cached_spec(("window", _digest(part), tuple(rows_in), tuple(cols_in), kind, name, scale),
+                       lambda: charts.heatmap(part, rows_in, cols_in, kind, name, size=480, font_scale=scale))
+    st.vega_lite_chart(spec=spec, width="content")
     sync_url()  # a fragment rerun skips app.py, which otherwise keeps the URL up to date
 
 
@@ -134,6 +131,11 @@ def chart(drawn, name: str, table=None, **kwargs):
     return draw_spec(charts.to_spec(charts.styled(drawn, font_scale())), name, table, **kwargs)
 
 
+def cached_chart(key: tuple, build, name: str, table=None, **kwargs):
+    """Like `chart`, but the Altair chart is built once per key (plain values that determine it)."""
+    return draw_spec(cached_spec(key + (font_scale(),), build), name, table, **kwargs)
+
+
 def draw_spec(spec: dict, name: str, table=None, **kwargs):
     """A ready Vega-Lite dict on screen, with its download buttons.
 
@@ -145,9 +147,27 @@ def draw_spec(spec: dict, name: str, table=None, **kwargs):
     return event
 
 
-_SPECS: "collections.OrderedDict[tuple, dict]" = collections.OrderedDict()
-_SPECS_LOCK = threading.Lock()
-SPEC_CACHE_SIZE = 256  # specs of at most 64 x 64 cells: a few MB in all
+class _Memo:
+    """A small least-recently-used store shared by all sessions (never mutate what it returns)."""
+
+    def __init__(self, size: int):
+        self.size, self.items, self.lock = size, collections.OrderedDict(), threading.Lock()
+
+    def get(self, key: tuple, build):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        made = build()
+        with self.lock:
+            self.items[key] = made
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return made
+
+
+_SPECS = _Memo(256)  # Vega-Lite dicts of at most 64 x 64 cells: a few MB in all
+_IMAGES = _Memo(48)  # RGB overviews of large matrices, at most 512 x 512 x 3 bytes each
 
 
 def _digest(values: np.ndarray) -> str:
@@ -155,21 +175,22 @@ def _digest(values: np.ndarray) -> str:
 
 
 def cached_spec(key: tuple, build) -> dict:
-    """The Vega-Lite dict of `build()` (an Altair chart), built once per key; least recently used go.
+    """The Vega-Lite dict of `build()` (an Altair chart), built once per key (its last item: the font scale).
 
     Building and serialising an Altair chart costs tens of milliseconds; a slider that only moves
-    the selection then costs a dict copy. Shared by all sessions: never mutate the result.
+    the selection then costs a dict copy.
     """
-    with _SPECS_LOCK:
-        if key in _SPECS:
-            _SPECS.move_to_end(key)
-            return _SPECS[key]
-    spec = charts.to_spec(charts.styled(build(), key[-1]))
-    with _SPECS_LOCK:
-        _SPECS[key] = spec
-        while len(_SPECS) > SPEC_CACHE_SIZE:
-            _SPECS.popitem(last=False)
-    return spec
+    return _SPECS.get(key, lambda: charts.to_spec(charts.styled(build(), key[-1])))
+
+
+def _overview(values: np.ndarray, kind: str) -> tuple[np.ndarray, str]:
+    """The image of a large matrix (block maxima, or means for scores) and how it was reduced."""
+    factor = charts.overview_factor(max(values.shape))
+    how = "mean" if kind == "scores" else "max"
+    reduced = charts.block_reduce(values, factor, how)
+    blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
+              else "one pixel per cell")
+    return charts.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape))), blocks
 
 
 def explain(markdown: str, title: str = "Why it works") -> None:
