@@ -17,16 +17,12 @@ import datetime
 import os
 import platform
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -37,7 +33,7 @@ from attention_core.efficiency import time_call  # noqa: E402
 from attention_core.inputs import BOOK_INPUTS  # noqa: E402
 from attention_core.modules import MultiHeadAttention  # noqa: E402
 from attention_core.seeding import build_seeded  # noqa: E402
-from browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_idle  # noqa: E402
+from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle  # noqa: E402
 
 SCREENS = {"scores": "query", "softmax": "query", "mask": "query", "dropout": "dropout", "heads": "query"}
 CONFIGS = {"book": "", "gpt2-small": "preset=gpt2-small", "512 tokens": "input=random&tokens=512"}
@@ -88,33 +84,9 @@ FINISHED = """(quiet) => {
 
 @contextmanager
 def serve(script: Path):
-    """`streamlit run script` headless on a free port (log in a temp file); yields the base URL."""
-    port = free_port()
-    log = Path(tempfile.mkdtemp(prefix="benchmark-")) / "streamlit.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true",
-             "--server.port", str(port), "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(base + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("streamlit did not start:\n" + log.read_text(errors="replace"))
-            time.sleep(0.3)
+    """`streamlit run script` headless on a free port; yields the base URL."""
+    with streamlit_server(script) as (base, _proc):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def slider_latency(browser, url: str, key: str, moves: int) -> dict:

@@ -15,9 +15,6 @@ import json
 import math
 import os
 import re
-import shutil
-import socket
-import subprocess
 import sys
 import time
 import unicodedata
@@ -27,20 +24,21 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from xml.etree import ElementTree
 
+from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
+
 ROOT = Path(__file__).resolve().parents[1]
 # URL path -> script in screens/.
 SCREENS = {path: path.replace("-", "_") for path in
            ["home", "scores", "softmax", "mask", "dropout", "heads", "why-scaling", "efficiency"]}
-CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WIDTH, HEIGHT = 1920, 1080
 TOP_BAND = 48  # blank margin above the content of every slide after the first
-# Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header goes too.
+# Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header and the
+# screens' "Show common mistakes" switch go too (add presenter=1&pitfalls=1 to show the mistakes).
 # Injected before the app renders, so charts are laid out at the full width from the start.
 HIDE_CHROME = """(() => {
   const css = '[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],'
-    + ' [data-testid="stExpandSidebarButton"], [data-testid="stHeader"] { display: none !important; }';
+    + ' [data-testid="stExpandSidebarButton"], [data-testid="stHeader"],'
+    + ' .st-key-pitfalls { display: none !important; }';  // a switch is no slide content
   const add = () => { const s = document.createElement('style'); s.textContent = css;
                       document.head.appendChild(s); };
   if (document.head) add(); else document.addEventListener('DOMContentLoaded', add);
@@ -83,39 +81,11 @@ def stem(screen: str, params: list[tuple[str, str]]) -> str:
     return f"{slug(screen)}__{tag}" if tag else slug(screen)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
-def streamlit_server(app: Path):
-    """`streamlit run APP` headless on a free port; yields its base URL, stops it afterwards."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true", "--server.port",
-         str(port), "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=app.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                if urllib.request.urlopen(base + "/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("streamlit did not start:\n" + proc.stdout.read().decode(errors="replace"))
-            time.sleep(0.3)
+def served(app: Path):
+    """The app headless on a free port; yields its base URL."""
+    with streamlit_server(app) as (base, _proc):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def wait_ready(page, timeout_s: float) -> None:
@@ -227,7 +197,7 @@ def screenshots(args, params: list[tuple[str, str]]) -> int:
         sys.exit(f"Chromium not found at {CHROMIUM} (Debian: apt-get install chromium, or set $CHROMIUM)")
     query = urllib.parse.urlencode(params + [("embed", "true"), ("embed_options", "light_theme")])
     failed = 0
-    with (nullcontext(args.url.rstrip("/")) if args.url else streamlit_server(Path(args.app).resolve())) as base, \
+    with (nullcontext(args.url.rstrip("/")) if args.url else served(Path(args.app).resolve())) as base, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

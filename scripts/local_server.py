@@ -1,0 +1,83 @@
+"""A Streamlit server and Debian's Chromium on this machine: shared by the tests and the scripts.
+
+Loopback only; every server started here is stopped when its `with` block ends.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+# Without the background-networking flags Chromium keeps dialling Google on a closed network.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(base: str, deadline: float, proc=None, log: Path | None = None) -> None:
+    """Until the server answers its health check; raises with the log's end if it never does."""
+    while True:
+        try:
+            if urllib.request.urlopen(base + "/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            pass
+        if (proc is not None and proc.poll() is not None) or time.time() > deadline:
+            tail = log.read_text(errors="replace")[-3000:] if log else ""
+            raise RuntimeError(f"streamlit did not answer at {base}/_stcore/health:\n{tail}")
+        time.sleep(0.2)
+
+
+@contextmanager
+def streamlit_server(app: Path = ROOT / "app.py", extra_args: tuple = ()):
+    """`streamlit run APP` headless on a free port; yields (base URL, process). Output goes to a
+    temp file (a pipe nobody reads would fill up and stall the server)."""
+    port = free_port()
+    log = Path(tempfile.mkdtemp(prefix="streamlit-")) / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
+             "--server.port", str(port), "--server.fileWatcherType", "none",
+             "--browser.gatherUsageStats", "false", *extra_args],
+            cwd=Path(app).parent, stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, time.time() + 60, proc, log)
+        yield base, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextmanager
+def chromium_page(width: int = 1600, height: int = 1000, **context):
+    """One page of a fresh headless Chromium (Playwright driving Debian's browser)."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height}, **context)
+        finally:
+            browser.close()
+
+
+def wait_idle(page, timeout_ms: int = 90_000) -> None:
+    """Until the script run is over and no element is still a placeholder skeleton."""
+    time.sleep(0.2)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
+    page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=timeout_ms)
