@@ -123,6 +123,11 @@ def heads_trace(x: torch.Tensor, d_out: int, num_heads: int, seed: int, context_
     mha = build_seeded(MultiHeadAttention, seed, d_in, d_out, context_length, 0.0, num_heads)
     wrapper_record, used, note = _trace_on(wrapper, batch, device)
     mha_record, used, note2 = _trace_on(mha, batch, used)
+    # Keep what the screen shows: at 1,024 tokens each (h, T, T) intermediate is 48 MB, and the
+    # cache holds several settings for a whole class.
+    for record in [mha_record] + wrapper_record["heads"]:
+        for name in ("attn_scores", "masked_scores", "scaled_scores", "dropped_weights"):
+            record.pop(name, None)
     return {
         "wrapper": wrapper_record, "mha": mha_record,
         "wrapper_params": count_parameters(wrapper), "mha_params": count_parameters(mha),
