@@ -125,6 +125,9 @@ def heads_trace(x: torch.Tensor, d_out: int, num_heads: int, seed: int, context_
     mha_record, used, note2 = _trace_on(mha, batch, used)
     # Keep what the screen shows: at 1,024 tokens each (h, T, T) intermediate is 48 MB, and the
     # cache holds several settings for a whole class.
+    # The wrapper's heads are alike: the first one shows their shapes; the concatenated output
+    # holds all of them.
+    wrapper_record["heads"] = wrapper_record["heads"][:1]
     for record in [mha_record] + wrapper_record["heads"]:
         for name in ("attn_scores", "masked_scores", "scaled_scores", "dropped_weights"):
             record.pop(name, None)

@@ -75,6 +75,11 @@ def code(text: str) -> str:
     return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
 
 
+def _number(value: float) -> str:
+    """1024 stays 1024; 2147483647 becomes 2,147,483,647 (not 2.14748e+09)."""
+    return f"{value:,.0f}" if abs(value) >= 10_000 else f"{value:g}"
+
+
 def parse_param(name: str, raw: str):
     """(value, None) for a valid URL value, or (default, note) explaining what was wrong."""
     spec = PARAMS[name]
@@ -103,7 +108,7 @@ def parse_param(name: str, raw: str):
     if math.isnan(value) or math.isinf(value):
         return bad("is not a finite number")
     if not spec.low <= value <= spec.high:
-        return bad(f"is outside {spec.low:g} to {spec.high:g}")
+        return bad(f"is outside {_number(spec.low)} to {_number(spec.high)}")
     return value, None
 
 

@@ -141,7 +141,7 @@ def test_unicode_sentences_become_tokens_shown_as_typed(text):
     assert_renders(at, "scores")
     tokens = tokenize(text)
     if len(tokens) == 1:  # no spaces: one token, so the default query (2) moves to it
-        assert notes(at) == "Query token 2 does not exist (1 tokens); using token 1."
+        assert notes(at) == "Query token 2 does not exist (1 token); using token 1."
         assert tokens[0] in page_text(at)
         return
     assert not at.warning, notes(at)

@@ -5,11 +5,15 @@ from attention_core.stages import divisors
 from attention_core.ui.sidebar import Settings
 from attention_core.ui.state import clamp, control
 
+def _tokens(count: int) -> str:
+    return f"{count} token" + ("" if count == 1 else "s")
+
+
 def query_picker(settings: Settings, label: str = "Query token") -> int:
     """The query token (1-based in the URL and on screen); returns its 0-based index."""
     count = len(settings.tokens)
     clamp("query", low=1, high=count,
-          fallback_note=f"Query token {{old}} does not exist ({count} tokens); using token {{new}}.")
+          fallback_note=f"Query token {{old}} does not exist ({_tokens(count)}); using token {{new}}.")
     if count == 1:
         st.caption(f"{label}: {settings.labels[0]} (the only token)")
         return 0
@@ -22,7 +26,7 @@ def key_picker(settings: Settings, label: str = "Key token") -> int:
     """The key token of the selected cell (1-based in the URL); returns its 0-based index."""
     count = len(settings.tokens)
     clamp("key", low=1, high=count,
-          fallback_note=f"Key token {{old}} does not exist ({count} tokens); using token {{new}}.")
+          fallback_note=f"Key token {{old}} does not exist ({_tokens(count)}); using token {{new}}.")
     if count == 1:
         return 0
     picked = control(st.select_slider, label, "key", options=list(range(1, count + 1)),
@@ -33,5 +37,5 @@ def key_picker(settings: Settings, label: str = "Key token") -> int:
 def heads_picker(d_out: int) -> int:
     options = divisors(d_out)
     clamp("heads", options=options,
-          fallback_note=f"{{old}} heads do not divide d_out = {d_out}; using {{new}} heads.")
+          fallback_note=f"{{old}} heads do not divide d_out = {d_out}; showing {{new}} instead.")
     return control(st.select_slider, "num_heads (divisors of d_out only)", "heads", options=options)

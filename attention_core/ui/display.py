@@ -221,11 +221,26 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
                  column_config={str(c): st.column_config.NumberColumn(format="%.4f") for c in frame.columns})
 
 
+_SOURCE_LOCK = threading.Lock()
+
+
+@functools.cache
+def _source_once(obj) -> str:
+    return inspect.getsource(obj)
+
+
+def source(obj) -> str:
+    """An object's source, read once and one thread at a time: Python 3.11's parser is not safe to
+    run from many sessions at once (the load test hit "AST constructor recursion depth mismatch")."""
+    with _SOURCE_LOCK:
+        return _source_once(obj)
+
+
 def show_code(*objects, title: str = "The PyTorch code of this step") -> None:
     """The exact source that computed what the screen shows (read with inspect, never retyped)."""
     with st.expander(title, icon=":material/code:"):
         for obj in objects:
-            st.code(obj if isinstance(obj, str) else inspect.getsource(obj), language="python")
+            st.code(obj if isinstance(obj, str) else source(obj), language="python")
 
 
 def agreement(checks: list[tuple[str, float]], tolerance: float = 1e-5) -> None:
