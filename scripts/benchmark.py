@@ -85,7 +85,7 @@ FINISHED = """(quiet) => {
 @contextmanager
 def serve(script: Path):
     """`streamlit run script` headless on a free port; yields the base URL."""
-    with streamlit_server(script) as (base, _proc):
+    with streamlit_server(script) as (base, _proc, _log):
         yield base
 
 

@@ -28,11 +28,8 @@ import os
 import platform
 import random
 import re
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
@@ -44,6 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 import websockets  # noqa: E402  (installed with streamlit)
+from local_server import streamlit_server, wait_healthy  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
@@ -58,50 +56,11 @@ TARGETS = {"sessions": 30, "p95_s": 2.0, "rss_mb": 1024, "flat_mb": 50}
 
 # --- the server --------------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_healthy(base: str, deadline: float, proc=None, log: Path | None = None) -> None:
-    while True:
-        try:
-            if urllib.request.urlopen(base + "/_stcore/health", timeout=2).read() == b"ok":
-                return
-        except OSError:
-            pass
-        if (proc is not None and proc.poll() is not None) or time.time() > deadline:
-            tail = log.read_text(errors="replace")[-3000:] if log else ""
-            raise RuntimeError(f"streamlit did not answer at {base}/_stcore/health:\n{tail}")
-        time.sleep(0.2)
-
-
 @contextmanager
 def local_server(extra_args=(), start_timeout=120):
-    """`streamlit run app.py` on 127.0.0.1 and a free port; yields (base_url, pid, log_path).
-
-    The file watcher is off so that edits in the tree during a run cannot trigger reruns.
-    """
-    port = free_port()
-    log = Path(tempfile.mkdtemp(prefix="load-test-")) / "streamlit.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
-             "--browser.gatherUsageStats", "false", *extra_args],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(base, time.time() + start_timeout, proc, log)
+    """`streamlit run app.py` on 127.0.0.1 and a free port; yields (base_url, pid, log_path)."""
+    with streamlit_server(ROOT / "app.py", tuple(extra_args), start_timeout) as (base, proc, log):
         yield base, proc.pid, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def require_loopback(url: str) -> None:

@@ -41,27 +41,31 @@ def wait_healthy(base: str, deadline: float, proc=None, log: Path | None = None)
 
 
 @contextmanager
-def streamlit_server(app: Path = ROOT / "app.py", extra_args: tuple = ()):
-    """`streamlit run APP` headless on a free port; yields (base URL, process). Output goes to a
-    temp file (a pipe nobody reads would fill up and stall the server)."""
+def streamlit_server(app: Path = ROOT / "app.py", extra_args: tuple = (), start_timeout: float = 60):
+    """`streamlit run APP` headless on 127.0.0.1 and a free port; yields (base URL, process, log path).
+
+    Output goes to a temp file (a pipe nobody reads would fill up and stall the server); the file
+    watcher is off, so edits in the tree during a run cannot trigger reruns.
+    """
     port = free_port()
     log = Path(tempfile.mkdtemp(prefix="streamlit-")) / "server.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
-             "--server.port", str(port), "--server.fileWatcherType", "none",
+             "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
              "--browser.gatherUsageStats", "false", *extra_args],
             cwd=Path(app).parent, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(base, time.time() + 60, proc, log)
-        yield base, proc
+        wait_healthy(base, time.time() + start_timeout, proc, log)
+        yield base, proc, log
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait(timeout=10)
 
 
 @contextmanager

@@ -84,7 +84,7 @@ def stem(screen: str, params: list[tuple[str, str]]) -> str:
 @contextmanager
 def served(app: Path):
     """The app headless on a free port; yields its base URL."""
-    with streamlit_server(app) as (base, _proc):
+    with streamlit_server(app) as (base, _proc, _log):
         yield base
 
 

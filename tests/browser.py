@@ -36,7 +36,7 @@ def require_browser():
 @contextmanager
 def streamlit_server(app: Path = ROOT / "app.py"):
     """`streamlit run app.py` headless on a free port; yields its base URL."""
-    with local_server.streamlit_server(app) as (base, _proc):
+    with local_server.streamlit_server(app) as (base, _proc, _log):
         yield base
 
 
