@@ -119,7 +119,7 @@ def test_sweep_continues_on_the_device_the_fallback_chose():
     assert seen == ["cuda", "cpu"] and used == "cpu" and len(notes) == 2
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.gpu  # not in the default run (CI has no GPU): `python -m pytest -m gpu` on a CUDA machine
 def test_on_cuda_course_and_fused_agree_and_peak_memory_is_measured():
     rows, used, _ = efficiency.measure_size("cuda", 1, 12, 64, 1024, 1, ("course", "sdpa"))
     by = {r["method"]: r for r in rows}
