@@ -150,27 +150,6 @@ def wrapper_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: boo
     return num_heads * 3 * (d_in * d_out + (d_out if qkv_bias else 0))
 
 
-def softmax_sharpness(d_k_values, num_tokens: int, seed: int, scaled: bool, samples: int = 256):
-    """How peaked softmax gets as d_k grows, for random q, k with unit-variance entries.
-
-    For each d_k, `samples` queries each score num_tokens keys; returns the mean largest weight
-    and the mean entropy (nats) per d_k. Unscaled scores spread like sqrt(d_k), so softmax
-    approaches a one-hot (largest -> 1, entropy -> 0); scaled ones keep the spread near 1.
-    """
-    largest, entropies = [], []
-    for d_k in d_k_values:
-        generator = torch.Generator().manual_seed(seed * 100_003 + d_k)
-        q = torch.randn(samples, 1, d_k, generator=generator)  # (S, 1, d_k)
-        k = torch.randn(samples, num_tokens, d_k, generator=generator)  # (S, T, d_k)
-        scores = stages.attn_scores(q, k).squeeze(1)  # (S, T)
-        if scaled:
-            scores = stages.scale_scores(scores, d_k)
-        weights = stages.softmax(scores)
-        largest.append(float(weights.max(dim=-1).values.mean()))
-        entropies.append(float(stages.entropy(weights).mean()))
-    return largest, entropies
-
-
 def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: list[int], first_seed: int):
     """Largest |mean of N dropout draws - weights| for each N in draws, plus the row sums of the
     mean over the most draws: the average converges back to the weights (expectation kept)."""

@@ -7,6 +7,7 @@ import torch
 from attention_core import agreement, charts, pitfalls, stages, ui
 
 POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
+CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves
 CURVE_TOKENS = 64  # the sharpness experiment uses at most 64 keys (its cost grows with tokens x d_k)
 
 settings = ui.current()
@@ -116,9 +117,9 @@ def screen():
     tokens = min(len(settings.tokens), CURVE_TOKENS)
 
 
-    curve = ui.softmax_sharpness(tuple(POWERS), tokens, settings.seed)
+    curve = ui.why_scaling_sweep(CURVE_SAMPLES, tokens, settings.seed)  # the same experiment as /why-scaling
     st.markdown(f"An experiment separate from the sidebar's d_out: random q and k with unit-variance entries, "
-                f"{tokens} keys per query, 256 queries per d_k. "
+                f"{tokens} keys per query, {CURVE_SAMPLES} queries per d_k (more on the “Why √d_k” screen). "
                 f"Uniform attention has largest weight 1/{tokens} = {1 / tokens:.4f} and entropy ln {tokens} = "
                 f"{math.log(tokens):.4f}; a one-hot has 1 and 0.")
     picked = curve[curve["d_k"] == chosen].set_index("scores")

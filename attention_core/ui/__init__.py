@@ -4,7 +4,7 @@ Data flows one way: URL -> session state -> widgets -> cached calls into attenti
 Pages use `from attention_core import ui` and the names below.
 """
 from attention_core.ui.cache import (causal, dropout_convergence, exercise_3_1, heads, mha_agreement, projection,
-                                     softmax_sharpness, why_scaling_histogram, why_scaling_sweep)
+                                     why_scaling_histogram, why_scaling_sweep)
 from attention_core.ui.controls import heads_picker, key_picker, query_picker
 from attention_core.ui.display import (agreement, cached_chart, chart, device_badge, explain, font_scale, pitfall, pitfalls_toggle,
                                        show_code, show_matrix, show_row, table, zoom_view)
@@ -14,7 +14,7 @@ from attention_core.ui.state import clamp, control, init_state, note, sync_url, 
 from attention_core.ui.text import dot_product_latex, md_escape, short
 
 __all__ = [
-    "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "softmax_sharpness", "heads_picker",
+    "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "value", "dot_product_latex", "md_escape", "short",

@@ -59,17 +59,6 @@ def heads(settings: Settings, num_heads: int, context_length: int):
                   context_length, settings.device)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def softmax_sharpness(d_k_values: tuple[int, ...], num_tokens: int, seed: int) -> pd.DataFrame:
-    """lesson.softmax_sharpness, scaled and unscaled, as one long table for a line chart."""
-    frames = []
-    for scaled in (True, False):
-        largest, entropy = lesson.softmax_sharpness(list(d_k_values), num_tokens, seed, scaled)
-        frames.append(pd.DataFrame({"d_k": list(d_k_values), "largest weight": largest, "entropy (nats)": entropy,
-                                    "scores": "ω / √d_k" if scaled else "ω (unscaled)"}))
-    return pd.concat(frames, ignore_index=True)
-
-
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs={torch.Tensor: lambda t: t.numpy().tobytes()})
 def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: tuple[int, ...], first_seed: int):
     """lesson.dropout_convergence as a table for a line chart, plus the row sums of the last mean."""
