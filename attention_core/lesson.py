@@ -51,7 +51,7 @@ def _to_cpu(record):
 
 
 def _trace_on(module, x, device):
-    """Run module.trace(x) on `device` (falling back to the CPU) in eval-free inference mode."""
+    """Run module.trace(x) under no_grad on `device`, falling back to the CPU (the traced modules have dropout 0)."""
     def compute(dev):
         with torch.no_grad():
             return _to_cpu(module.to(dev).trace(x.to(dev)))
