@@ -23,7 +23,8 @@ st.markdown(
     "weight stays what it was. At inference (`model.eval()`) dropout does nothing at all."
 )
 
-@st.fragment
+
+@ui.fragment
 def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
     left, mid, right = st.columns(3)
@@ -149,7 +150,6 @@ def screen():
                    f"Two predictions for the same input differ by up to {runs['train_diff']:.4f}: "
                    "the model's answers are random.",
                    f"Two predictions differ by {runs['eval_diff']:.4f}: eval mode switches dropout off.")
-    ui.sync_url()
 
 
 screen()

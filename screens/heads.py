@@ -20,7 +20,9 @@ st.markdown(
 )
 
 d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
-@st.fragment
+
+
+@ui.fragment
 def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
     left, right = st.columns(2)
@@ -179,7 +181,6 @@ def screen():
                        "exponent.",
                        f"head 1, query {q + 1}: largest weight {float(flat['right'][0, 0, q].max()):.4f}, entropy "
                        f"{float(stages.entropy(flat['right'][0, 0, q])):.4f}.")
-    ui.sync_url()
 
 
 screen()

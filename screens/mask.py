@@ -16,7 +16,8 @@ st.markdown(
     "may only attend to itself and to the tokens before it."
 )
 
-@st.fragment
+
+@ui.fragment
 def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
     left, middle, right = st.columns(3)
@@ -182,7 +183,6 @@ def screen():
                    f"Every row but the last puts weight on later tokens; query {worst + 1} gives "
                    f"{float(leak[worst]):.4f} of its weight to the future.",
                    "0.0000 of every row's weight goes to later tokens.")
-    ui.sync_url()
 
 
 screen()

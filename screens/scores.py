@@ -21,7 +21,7 @@ scores = record["attn_scores"]  # (T, T)
 weights = record["attn_weights"]  # (T, T)
 
 
-@st.fragment
+@ui.fragment
 def selected_query():
     """Everything that follows the query and key: moving them reruns only this part."""
     left, right = st.columns(2)
@@ -62,7 +62,6 @@ def selected_query():
         + (r" + \dots" if weights.shape[1] > 6 else "")
         + r" = [" + r",\ ".join(ui.short(float(v)) for v in record["context_vec"][q][:6])
         + (r",\ \dots" if record["context_vec"].shape[1] > 6 else "") + "]")
-    ui.sync_url()
 
 
 selected_query()

@@ -33,7 +33,7 @@ def tex(number: float) -> str:
     return rf"{mantissa} \times 10^{{{int(exponent)}}}"
 
 
-@st.fragment
+@ui.fragment
 def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
     left, middle, right = st.columns([2, 2, 1])
@@ -170,7 +170,6 @@ def screen():
                    "torch.softmax(attn_scores, dim=-1)",
                    f"Each key's column sums to 1, so the rows a query mixes with sum to {fmt(wrong_dim['wrong_row_sums'])}.",
                    f"Each query's row sums to {fmt(wrong_dim['right_row_sums'])}.")
-    ui.sync_url()
 
 
 screen()

@@ -10,12 +10,12 @@ from attention_core.ui.display import (agreement, cached_chart, chart, device_ba
                                        show_code, show_matrix, show_row, table, zoom_view)
 from attention_core.ui.export import new_run
 from attention_core.ui.sidebar import Settings, current, sidebar
-from attention_core.ui.state import clamp, control, init_state, note, sync_url, value
+from attention_core.ui.state import clamp, control, fragment, init_state, note, sync_url, value
 from attention_core.ui.text import dot_product_latex, md_escape, short
 
 __all__ = [
     "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
-    "sync_url", "value", "dot_product_latex", "md_escape", "short",
+    "sync_url", "fragment", "value", "dot_product_latex", "md_escape", "short",
 ]

@@ -14,7 +14,7 @@ from attention_core import charts
 from attention_core.device import describe
 from attention_core.ui.sidebar import Settings
 from attention_core.ui.export import download_buttons
-from attention_core.ui.state import _set, clamp, control, note, sync_url, value
+from attention_core.ui.state import _set, clamp, control, fragment, note, value
 
 TABLE_MAX = 64  # tables show at most 64 x 64 cells
 
@@ -81,7 +81,7 @@ def _pick_cell(chart_key: str) -> None:
         _set("key", int(picked[0]["j"]) + 1)
 
 
-@st.fragment
+@fragment
 def _zoom(values: np.ndarray, rows, cols, kind: str, title: str) -> None:
     """A window of exact values; moving it reruns only this fragment."""
     n_rows, n_cols = values.shape
@@ -100,7 +100,6 @@ def _zoom(values: np.ndarray, rows, cols, kind: str, title: str) -> None:
     spec = cached_spec(("window", _digest(part), tuple(rows_in), tuple(cols_in), kind, name, scale),
                        lambda: charts.heatmap(part, rows_in, cols_in, kind, name, size=480, font_scale=scale))
     st.vega_lite_chart(spec=spec, width="content")
-    sync_url()  # a fragment rerun skips app.py, which otherwise keeps the URL up to date
 
 
 def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None, row: int | None = None):

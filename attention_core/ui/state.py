@@ -3,6 +3,8 @@
 Values live under `keep:<name>` so they outlive the widgets (a page's widgets vanish when the
 user leaves the page) and are written back to the query string after every run.
 """
+import functools
+
 import streamlit as st
 
 from attention_core.presets import PARAMS, PRESETS, code, parse_param, url_params
@@ -121,3 +123,13 @@ def sync_url() -> None:
     if current != wanted:
         keep = {k: st.query_params.get_all(k) for k in st.query_params if k in IGNORED_URL_KEYS}
         st.query_params.from_dict(wanted | keep)
+
+
+def fragment(body):
+    """st.fragment that keeps the URL current: a fragment rerun skips app.py, which syncs it."""
+    @st.fragment
+    @functools.wraps(body)
+    def run(*args, **kwargs):
+        body(*args, **kwargs)
+        sync_url()
+    return run
