@@ -46,6 +46,12 @@ PARAMS = {
     "window": Param(int, 1, 1, MAX_TOKENS),
     "window_key": Param(int, 1, 1, MAX_TOKENS),
     "window_size": Param(int, 48, 32, 64),
+    # Where the weights of the heads screen come from: the chapter's random init, the trained toy
+    # model (screens/trained.py) or OpenAI's GPT-2 (screens/gpt2.py). Layer and head are 1-based.
+    "weights": Param(str, "random", choices=("random", "trained", "gpt2")),
+    "layer": Param(int, 1, 1, 48),
+    "head": Param(int, 1, 1, 64),
+    "quiz": Param(bool, False),  # predict first: every screen asks before it shows the answer
 }
 
 # The controls a preset sets. Page-local choices (query, dropout, ...) that a preset does not name

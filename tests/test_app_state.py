@@ -14,18 +14,30 @@ def test_home_renders_with_the_pipeline_and_the_sidebar():
     assert at.radio(key="input").value == "book"
 
 
-def test_navigation_has_the_five_stages_in_order_with_their_url_paths():
-    source = (ROOT / "app.py").read_text()
-    assert re.findall(r'url_path="([\w-]+)"', source)[:5] == ["scores", "softmax", "mask", "dropout", "heads"]
+def test_the_registry_lists_the_five_stages_in_order_and_every_screen_file_exists():
+    from screens.registry import SCREENS, STAGES
+    assert [s.url_path for s in STAGES] == ["scores", "softmax", "mask", "dropout", "heads"]
+    assert all((ROOT / s.file).is_file() for s in SCREENS)
+    assert len({s.url_path for s in SCREENS}) == len(SCREENS)
+
+
+def test_the_navigation_is_built_from_the_registry():
+    from screens.registry import SCREENS
+    at = open_screen()
+    # switch_page only accepts a page that app.py's st.navigation registered.
+    for screen in SCREENS:
+        at.switch_page(screen.file).run()
+        assert not at.exception, (screen.file, [e.value for e in at.exception])
 
 
 def test_there_is_no_pages_folder():
     # A pages/ folder beside app.py switches Streamlit to its older multipage mode until app.py has
     # run once: a shared link opened first on a fresh server showed "Page not found" or ran the
     # screen without app.py's sidebar. The screens live in screens/ instead.
+    from screens.registry import SCREENS
     assert not (ROOT / "pages").exists()
-    assert sorted(p.stem for p in (ROOT / "screens").glob("*.py")) == sorted(
-        ["home", "scores", "softmax", "mask", "dropout", "heads", "why_scaling", "efficiency"])
+    assert sorted(p.name for p in (ROOT / "screens").glob("*.py") if p.stem != "registry") == sorted(
+        s.file.split("/")[-1] for s in SCREENS)
 
 
 def test_gpt2_small_preset_sets_exercise_3_3_sizes():
