@@ -11,6 +11,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from attention_core.numbers import fixed
+
 # Validating every chart against the Vega-Lite schema as it is built costs tens of milliseconds a
 # chart on every slider move; these builders are tested instead.
 alt.utils.schemapi.disable_debug_mode()
@@ -31,14 +33,6 @@ def axis_labels(tokens: list[str]) -> list[str]:
     return [f"{i + 1} {tok}" for i, tok in enumerate(tokens)]
 
 
-def _fmt(value: float, decimals: int = 4) -> str:
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "-inf" if value < 0 else "inf"
-    return f"{value:.{decimals}f}"
-
-
 def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFrame:
     """Long format, one row per cell; infinities become missing colours but keep their text."""
     values = np.asarray(matrix, dtype=np.float64)
@@ -48,7 +42,7 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
         "key": np.tile(col_labels, rows),
         "i": np.repeat(np.arange(rows), cols),
         "j": np.tile(np.arange(cols), rows),
-        "text": [_fmt(v, decimals) for v in values.ravel()],
+        "text": [fixed(v, decimals) for v in values.ravel()],
     })
     finite = np.where(np.isfinite(values), values, np.nan).ravel()
     frame["value"] = finite

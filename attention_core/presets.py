@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from attention_core.inputs import BOOK_SENTENCE, MAX_D_IN, MAX_TEXT_CHARS, MAX_TOKENS
+from attention_core.numbers import whole
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,6 @@ def code(text: str) -> str:
     return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
 
 
-def _number(value: float) -> str:
-    """1024 stays 1024; 2147483647 becomes 2,147,483,647 (not 2.14748e+09)."""
-    return f"{value:,.0f}" if abs(value) >= 10_000 else f"{value:g}"
-
-
 def parse_param(name: str, raw: str):
     """(value, None) for a valid URL value, or (default, note) explaining what was wrong."""
     spec = PARAMS[name]
@@ -114,7 +110,7 @@ def parse_param(name: str, raw: str):
     if math.isnan(value) or math.isinf(value):
         return bad("is not a finite number")
     if not spec.low <= value <= spec.high:
-        return bad(f"is outside {_number(spec.low)} to {_number(spec.high)}")
+        return bad(f"is outside {whole(spec.low)} to {whole(spec.high)}")
     return value, None
 
 
