@@ -30,6 +30,8 @@ PARAMS = {
     "d_out": Param(int, 2, 1, MAX_D_IN),
     "seed": Param(int, 123, 0, 2**31 - 1),
     "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
+    # How weights are coloured: 0..1, or each weight against an even share (log); auto picks by size.
+    "colour": Param(str, "auto", choices=("auto", "share", "absolute")),
     "presenter": Param(bool, False),  # big fonts for a projector, long explanations folded
     "downloads": Param(bool, False),  # PNG / SVG / CSV buttons under every chart
     "pitfalls": Param(bool, False),  # show the common mistakes next to the right code

@@ -38,6 +38,11 @@ def sidebar() -> Settings:
                        "book reuses SelfAttention_v2's weights).")
         control(st.selectbox, "Device", "device", options=DEVICE_CHOICES,
                 format_func=lambda d: "auto (GPU if present)" if d == "auto" else d)
+        control(st.selectbox, "Colour of attention weights", "colour", options=list(PARAMS["colour"].choices),
+                format_func={"auto": "auto: 0 … 1 up to 16 tokens, shares above",
+                             "share": "share: against an even split (log)", "absolute": "0 … 1"}.get,
+                help="A query that sees n keys gives them 1/n on average: at 1,024 tokens a 0 … 1 scale "
+                     "is blank. 'share' colours each weight against 1/n, so a head's pattern shows at every size.")
         control(st.toggle, "Download buttons under charts", "downloads",
                 help="PNG and SVG of every chart, CSV of its numbers. Off keeps slider moves quick.")
         control(st.toggle, "Presenter mode", "presenter",
