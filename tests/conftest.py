@@ -1,17 +1,22 @@
 """Shared fixtures: AppTest on the real app.py, with Streamlit's process-wide caches cleared."""
 import json
+import sys
 from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+sys.path.insert(0, str(ROOT))  # `screens.registry` and `attention_core`, however pytest is started
+
+from screens.registry import BY_NAME  # noqa: E402
 
 
 def screen_file(page: str) -> str:
-    """The script behind a URL path: screens/scores.py for "scores", screens/why_scaling.py for "why-scaling"."""
-    return f"screens/{page.replace('-', '_')}.py"
+    """The script behind a URL path, as the registry lists it ("" or "home" is the home screen)."""
+    return BY_NAME[page or "home"].file
 
 
 def open_screen(page: str | None = None, **params) -> AppTest:
