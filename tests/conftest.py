@@ -1,5 +1,6 @@
 """Shared fixtures: AppTest on the real app.py, with Streamlit's process-wide caches cleared."""
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -61,6 +62,17 @@ def page_text(at: AppTest) -> str:
     for frame in at.dataframe:
         parts.append(frame.value.to_string(float_format=lambda v: f"{v:.4f}"))
     return "\n".join(str(p) for p in parts)
+
+
+def table_shapes(at: AppTest) -> dict[str, str]:
+    """The shape each ui.table states above its table, by tensor name: {"inputs": "(6, 3)", ...}."""
+    found = (re.match(r"\*\*`(\w+)`\*\* · shape `(\([^`]*\))`", e.value) for e in at.markdown)
+    return {m.group(1): m.group(2) for m in found if m}
+
+
+def table(at: AppTest, first_column: str):
+    """The first table (a DataFrame) whose first column is named `first_column`."""
+    return next(f.value for f in at.dataframe if str(f.value.columns[0]) == first_column)
 
 
 @pytest.fixture(autouse=True)
