@@ -59,8 +59,8 @@ def test_small_heatmaps_can_be_clicked():
 
 def test_gpt2_scale_screen_shows_an_overview_and_an_exact_window():
     at = open_screen("scores", preset="gpt2-small", proj="v1", window="101", window_key="90", window_size="32")
-    captions = [im.proto.caption if hasattr(im.proto, "caption") else "" for im in at.get("image")]
-    assert any("4 × 4 block" in str(im.proto) for im in at.get("image")), captions
+    captions = [img.caption for im in at.get("image") for img in im.proto.imgs]
+    assert any("4 × 4 block" in caption for caption in captions), captions
     window = [(spec, frames) for spec, frames in chart_frames(at)
               if "queries 101–132, keys 90–121" in json.dumps(spec.get("title", ""), ensure_ascii=False)]
     assert window, "zoom window chart missing"
