@@ -4,6 +4,7 @@ No Streamlit here, so the same charts can be saved from a notebook. Colour scale
 thing everywhere: weights (0..1) are sequential blues, scores diverge around 0 (red above,
 blue below), masks and dropout keep-masks are two-tone.
 """
+import json
 import math
 
 import altair as alt
@@ -50,15 +51,16 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
 
 
 def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
-            selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
             size: int = 360, clickable: bool = False, font_scale: float = 1.0,
             weight_scale: str = "absolute", context: tuple | None = None) -> alt.Chart:
     """A matrix as coloured cells with a legend and tooltips; values printed when small.
 
     kind: "weights", "scores" or "mask" (picks the colour scale). weight_scale: "absolute" (0..1)
     or "share" (each weight against an even split, see colour.py). Masked cells (the future in a
-    causal weights map, -inf scores) are grey whatever the scale. The selected query row and the
-    selected cell get an outline. clickable: a click selects a cell (selection "cell", fields i, j).
+    causal weights map, -inf scores) are grey whatever the scale. The selected query row and cell
+    are outlined from a separate one-row dataset, "selection" (see `select`), so a new selection
+    changes neither the spec nor the cells: the browser keeps its Vega view and swaps one tiny
+    dataset. clickable: a click selects a cell (selection "cell", fields i, j).
     context: for a window of a larger weights map, (masked, log2 shares, share range) of the window's
     cells as computed on the whole map (a share counts the keys of the whole row).
     """
@@ -100,21 +102,18 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
                                 else alt.datum.value > _contrast_threshold(frame, kind),
                                 alt.value("white"), alt.value("black")),
         ))
-    # The selection is a pair of parameters rather than part of the data, so a cached spec can be
-    # re-used for every selection (see `select`): moving the query slider re-builds nothing.
-    layers.append(base.mark_rect(fill=None, stroke="#f59e0b").encode(
-        strokeWidth=alt.condition("datum.i == selected_row", alt.value(2), alt.value(0))))
-    layers.append(base.mark_rect(fill=None, stroke="#f59e0b").encode(
-        strokeWidth=alt.condition("datum.i == selected_i && datum.j == selected_j", alt.value(4), alt.value(0))))
+    # The outlines draw from the "selection" dataset: a rect with only a y encoding spans the row.
+    picked = alt.Chart(alt.NamedData(SELECTION)).mark_rect(fill=None, stroke="#f59e0b")
+    layers.append(picked.encode(y=alt.Y("query:N", sort=list(row_labels)), strokeWidth=alt.value(2))
+                  .transform_filter("datum.outline == 'row'"))
+    layers.append(picked.encode(x=alt.X("key:N", sort=list(col_labels)), y=alt.Y("query:N", sort=list(row_labels)),
+                                strokeWidth=alt.value(4)).transform_filter("datum.outline == 'cell'"))
     # Cells keep a readable size: wide enough for "0.1234" when values are printed.
     if max(rows, cols) <= CELL_TEXT_MAX:
         width, height = alt.Step(64 * font_scale), alt.Step(40 * font_scale)
     else:
         width = height = alt.Step(max(4, size // max(rows, cols)))
-    picked_i, picked_j = selected_cell if selected_cell is not None else (-1, -1)
-    return alt.layer(*layers).properties(title=title, width=width, height=height).add_params(
-        alt.param(name="selected_row", value=-1 if selected_row is None else int(selected_row)),
-        alt.param(name="selected_i", value=int(picked_i)), alt.param(name="selected_j", value=int(picked_j)))
+    return alt.layer(*layers).properties(title=title, width=width, height=height)
 
 
 def _share_column(values: np.ndarray, masked: np.ndarray, shares=None, share_range=None):
@@ -127,16 +126,25 @@ def _share_column(values: np.ndarray, masked: np.ndarray, shares=None, share_ran
     return shade, (low, high), text
 
 
-def select(spec: dict, selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
-           highlight: int | None = None) -> dict:
-    """A copy of a heatmap's (or row_bars') spec with another selection; the data is shared."""
-    values = {"selected_row": selected_row, "highlight": highlight,
-              "selected_i": None if selected_cell is None else selected_cell[0],
-              "selected_j": None if selected_cell is None else selected_cell[1]}
-    spec = dict(spec)
-    spec["params"] = [dict(p, value=-1 if values[p["name"]] is None else int(values[p["name"]]))
-                      if p.get("name") in values else p for p in spec.get("params", [])]
-    return spec
+SELECTION = "selection"  # the dataset of a heatmap's outlines
+ROW = "row"  # the dataset of row_bars: the one row shown
+
+
+def select(spec: dict, rows, cols, selected_row: int | None = None,
+           selected_cell: tuple[int, int] | None = None) -> dict:
+    """A copy of a heatmap's spec with a selection: only its small "selection" dataset differs."""
+    chosen = []
+    if selected_row is not None:
+        chosen.append({"query": rows[selected_row], "key": cols[0], "outline": "row"})
+    if selected_cell is not None:
+        chosen.append({"query": rows[selected_cell[0]], "key": cols[selected_cell[1]], "outline": "cell"})
+    return dict(spec, datasets=dict(spec.get("datasets", {}), **{SELECTION: chosen}))
+
+
+def row_data(values, labels, highlight: int | None = None) -> list[dict]:
+    """The records row_bars draws: one per key, the highlighted key flagged."""
+    return [{"key": label, "value": float(v) if np.isfinite(v) else None, "text": fixed(float(v)),
+             "hl": j == highlight} for j, (label, v) in enumerate(zip(labels, np.asarray(values, dtype=np.float64)))]
 
 
 def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
@@ -149,28 +157,24 @@ def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
     return 0.6 * spread if spread > 0 else math.inf
 
 
-def row_bars(matrix, labels, title: str = "", kind: str = "weights", highlight: int | None = None,
-             selected_row: int = 0, font_scale: float = 1.0) -> alt.Chart:
-    """One query's row as bars, its exact value on each bar.
+def row_bars(labels, title: str = "", kind: str = "weights", font_scale: float = 1.0,
+             text: bool | None = None) -> alt.Chart:
+    """One query's row as bars, its exact value on each bar (up to 16 keys).
 
-    matrix: one row (T,) or all rows (Q, T); the row shown is the parameter `selected_row`, so one
-    spec serves every query (see `select`).
+    The bars come from the "row" dataset (see `row_data`), not from the spec, so moving to another
+    query or key keeps the spec: the browser swaps that dataset in its existing Vega view.
     """
-    values = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
-    frame = matrix_frame(values, list(range(values.shape[0])), list(labels))
-    bars = alt.Chart(frame).transform_filter("datum.i == selected_row").mark_bar().encode(
+    bars = alt.Chart(alt.NamedData(ROW)).mark_bar().encode(
         x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-45)),
         y=alt.Y("value:Q", title=kind, scale=alt.Scale(domain=[0, 1]) if kind == "weights" else alt.Undefined),
-        color=alt.condition("datum.j == highlight", alt.value("#f59e0b"), alt.value("#2563eb")),
+        color=alt.condition("datum.hl", alt.value("#f59e0b"), alt.value("#2563eb")),
         tooltip=["key:N", alt.Tooltip("text:N", title="value")],
     )
     chart = bars
-    if values.shape[1] <= 16:
+    if len(labels) <= 16 if text is None else text:
         chart = bars + bars.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale).encode(
             text="text:N", color=alt.value("black"))
-    return chart.properties(title=title, height=260 * font_scale).add_params(
-        alt.param(name="highlight", value=-1 if highlight is None else int(highlight)),
-        alt.param(name="selected_row", value=int(selected_row)))
+    return chart.properties(title=title, height=260 * font_scale)
 
 
 def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
@@ -194,8 +198,18 @@ def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
 
 
 def to_spec(chart) -> dict:
-    """The chart as a Vega-Lite dict with its data inline, without schema validation (fast)."""
+    """The chart as a Vega-Lite dict with its data inline, without schema validation (fast).
+
+    Altair names each dataset after a hash of its content, so new numbers would make a new spec and
+    cost the browser a fresh Vega view (20-60 ms). Renamed "chart_data_0", ... by order of
+    appearance, the same chart with other numbers keeps its spec: the browser swaps the data.
+    """
     spec = chart.to_dict(validate=False)
+    if spec.get("datasets"):
+        text = json.dumps(spec)
+        for n, name in enumerate(list(spec["datasets"])):
+            text = text.replace(f'"{name}"', f'"chart_data_{n}"')  # Vega's own names are data_N
+        spec = json.loads(text)
     view = spec.get("config", {}).get("view", {})
     for default in ("continuousWidth", "continuousHeight"):  # Altair's theme defaults, not ours
         view.pop(default, None)

@@ -41,6 +41,12 @@ def chart_specs(at: AppTest) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
 
 
+def charts_drawn(at: AppTest) -> list:
+    """Every chart as (spec, its datasets as records): what the browser gets. A spec alone no longer
+    changes when only numbers do (the data travels beside it, see charts.to_spec)."""
+    return [(spec, [frame.to_dict("records") for frame in frames]) for spec, frames in chart_frames(at)]
+
+
 def chart_frames(at: AppTest) -> list[tuple[dict, list]]:
     """Each Vega-Lite chart's spec with its data (Streamlit ships the data as Arrow datasets)."""
     import pandas as pd

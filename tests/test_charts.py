@@ -73,3 +73,23 @@ def test_gpt2_scale_screen_shows_an_overview_and_an_exact_window():
     last = cells[(cells["i"] == 31) & (cells["j"] == 31)]["value"].item()
     assert first == torch.tensor(record["attn_scores"][100, 89].item()).item()
     assert last == torch.tensor(record["attn_scores"][131, 120].item()).item()
+
+
+def test_moving_the_query_keeps_every_spec_so_the_browser_keeps_its_vega_views():
+    # Streamlit's frontend swaps datasets in an existing Vega view when the spec is unchanged; a new
+    # spec costs a fresh view (20-60 ms each). A query move changes only the data.
+    from conftest import charts_drawn
+    at = open_screen("softmax")
+    before = charts_drawn(at)
+    at.select_slider(key="query").set_value(4).run()
+    after = charts_drawn(at)
+    assert [spec for spec, _ in after] == [spec for spec, _ in before]
+    assert [data for _, data in after] != [data for _, data in before]
+
+
+def test_dataset_names_do_not_depend_on_the_numbers():
+    labels = list("abcd")
+    one = charts.to_spec(charts.heatmap(np.eye(4), labels, labels))
+    two = charts.to_spec(charts.heatmap(np.eye(4) * 0.5, labels, labels))
+    assert list(one["datasets"]) == list(two["datasets"]) == ["chart_data_0"]
+    assert {k: v for k, v in one.items() if k != "datasets"} == {k: v for k, v in two.items() if k != "datasets"}

@@ -1,7 +1,7 @@
 """AppTest: the multi-head screen shows the book's numbers, offers only divisors, reacts to its controls."""
 import pytest
 
-from conftest import chart_specs, open_screen, page_text
+from conftest import chart_specs, charts_drawn, open_screen, page_text
 
 
 def metrics(at) -> dict:
@@ -29,21 +29,21 @@ def test_heads_picker_offers_only_divisors_and_changes_the_screen():
     at = open_screen("heads", d_out=12)
     picker = at.select_slider(key="heads")
     assert [int(o) for o in picker.options] == [1, 2, 3, 4, 6, 12]
-    before = (page_text(at), chart_specs(at))
+    before = (page_text(at), charts_drawn(at))
     picker.set_value(4).run()
     assert not at.exception
     assert metrics(at)["head_dim"] == "3" and metrics(at)["num_heads"] == "4"
     assert "d_out = 12 split into 4 heads of head_dim 3" in page_text(at)
-    assert (page_text(at), chart_specs(at)) != before
+    assert (page_text(at), charts_drawn(at)) != before
     assert len(chart_specs(at)) == 4 + 4
 
 
 def test_query_picker_changes_the_screen():
     at = open_screen("heads")
-    before = (page_text(at), chart_specs(at))
+    before = (page_text(at), charts_drawn(at))
     at.select_slider(key="query").set_value(5).run()
     assert not at.exception
-    assert (page_text(at), chart_specs(at)) != before
+    assert (page_text(at), charts_drawn(at)) != before
     assert "The query of token 5" in page_text(at) and "q^{(5)}" in page_text(at)
 
 

@@ -1,5 +1,5 @@
 """AppTest: the softmax / sqrt(d_k) screen shows the book's numbers and reacts to every control."""
-from conftest import chart_specs, open_screen, page_text
+from conftest import chart_specs, charts_drawn, open_screen, page_text
 
 
 def table_row(at, index_label: str) -> list[str]:
@@ -47,10 +47,10 @@ def test_book_preset_shows_scaled_weights_and_the_pitfall():
 
 def test_scale_toggle_changes_the_weights():
     at = open_screen("softmax")
-    before = (page_text(at), chart_specs(at))
+    before = (page_text(at), charts_drawn(at))
     at.toggle(key="scale").set_value(False).run()
     assert not at.exception
-    assert (page_text(at), chart_specs(at)) != before
+    assert (page_text(at), charts_drawn(at)) != before
     latex = formula(at)
     assert r"\sqrt" not in latex and latex.endswith("= 0.1401")  # softmax(omega_21) without scaling
     assert any("unscaled" in json_title for json_title in map(str, chart_specs(at)))
@@ -65,22 +65,22 @@ def test_key_picker_changes_the_formula():
 
 def test_query_picker_changes_the_screen():
     at = open_screen("softmax")
-    before = (page_text(at), chart_specs(at))
+    before = (page_text(at), charts_drawn(at))
     at.select_slider(key="query").set_value(4).run()
     assert not at.exception
     text = page_text(at)
-    assert (text, chart_specs(at)) != before
+    assert (text, charts_drawn(at)) != before
     assert "0.4753, 0.8434, 0.8296, 0.4937, 0.3474, 0.6565" in text  # omega_4, x4 . x_j
     assert formula(at).startswith(r"\alpha_{4,1}")
 
 
 def test_d_k_slider_changes_the_metrics():
     at = open_screen("softmax")
-    before, specs = metrics(at), chart_specs(at)
+    before, specs = metrics(at), charts_drawn(at)
     at.select_slider(key="d_k").set_value(1024).run()
     assert not at.exception
     after = metrics(at)
-    assert after != before and chart_specs(at) != specs
+    assert after != before and charts_drawn(at) != specs
     assert "At **d_k = 1024**:" in page_text(at)
     # unscaled softmax gets sharper with d_k: the largest weight grows, the entropy falls
     assert float(after["largest weight, ω (unscaled)"]) > float(before["largest weight, ω (unscaled)"])

@@ -15,14 +15,22 @@ def _slug(name: str) -> str:
     return "-".join(part for part in keep.split("-") if part)[:60] or "chart"
 
 
+def inline(spec: dict) -> dict:
+    """The spec with every dataset as records (cached specs hold Arrow bytes, which vl-convert cannot read)."""
+    import pyarrow as pa
+    datasets = {name: pa.ipc.open_stream(data).read_all().to_pylist() if isinstance(data, bytes) else data
+                for name, data in spec.get("datasets", {}).items()}
+    return dict(spec, datasets=datasets) if datasets else spec
+
+
 def _vega_png(spec: dict) -> bytes:
     import vl_convert  # imported on click: the app starts without paying for it
-    return vl_convert.vegalite_to_png(spec, scale=2)
+    return vl_convert.vegalite_to_png(inline(spec), scale=2)
 
 
 def _vega_svg(spec: dict) -> str:
     import vl_convert
-    return vl_convert.vegalite_to_svg(spec)
+    return vl_convert.vegalite_to_svg(inline(spec))
 
 
 def _image_png(image: np.ndarray) -> bytes:

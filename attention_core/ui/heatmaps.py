@@ -40,7 +40,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
                             scale),
                            lambda: charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
                                                   font_scale=scale, weight_scale=scale_mode))
-        spec = charts.select(spec, selected_row, selected_cell)
+        spec = charts.select(spec, rows, cols, selected_row, selected_cell)
         if clickable:
             key = f"click:{title}"
             draw_spec(spec, title, frame, width="content", key=key,
@@ -100,12 +100,12 @@ def _zoom(values: np.ndarray, rows, cols, kind: str, title: str, scale_mode: str
                         name, scale),
                        lambda: charts.heatmap(part, rows_in, cols_in, kind, name, size=480, font_scale=scale,
                                               weight_scale=scale_mode, context=context))
-    st.vega_lite_chart(spec=spec, width="content")
+    st.vega_lite_chart(spec=charts.select(spec, rows_in, cols_in), width="content")
 
 
 def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None, row: int | None = None):
-    """Bars of one query's row. With `row`, `values` is the whole (T, T) matrix: the chart is built
-    once per matrix and a new query only changes a parameter (so keep `title` free of the query)."""
+    """Bars of one query's row. With `row`, `values` is the whole (T, T) matrix. The spec depends
+    only on the labels (keep `title` free of the query): a new query or key sends new data only."""
     values = np.atleast_2d(_numpy(values))
     if row is None:
         row = 0
@@ -114,11 +114,11 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
         values, row = values[row: row + 1, : charts.ALTAIR_MAX], 0  # only this row: the rest is not drawn
     labels = settings.labels[: values.shape[1]]
     scale = font_scale()
-    spec = cached_spec(("bars", digest(values), tuple(labels), title, kind, scale),
-                       lambda: charts.row_bars(values, labels, title, kind, font_scale=scale))
+    spec = cached_spec(("bars", tuple(labels), title, kind, scale),
+                       lambda: charts.row_bars(labels, title, kind, font_scale=scale))
     shown = values[row]
-    draw_spec(charts.select(spec, highlight=highlight, selected_row=row), title,
-              lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
+    spec = dict(spec, datasets={charts.ROW: charts.row_data(shown, labels, highlight)})
+    draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
 
 
 def _context(values: np.ndarray):
