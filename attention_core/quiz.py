@@ -169,7 +169,7 @@ def dropout_questions(weights: torch.Tensor, dropped: torch.Tensor, p: float, tr
     return [factor, row]
 
 
-def heads_questions(d_in: int, d_out: int, num_heads: int) -> list[Question]:
+def heads_questions(d_in: int, d_out: int, num_heads: int, tokens=None) -> list[Question]:
     head_dim = d_out // num_heads
     width = Question(
         _identity("heads", "head_dim", d_out, num_heads),

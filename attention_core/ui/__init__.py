@@ -9,6 +9,7 @@ from attention_core.ui.controls import heads_picker, key_picker, query_picker
 from attention_core.ui.display import (agreement, cached_chart, chart, device_badge, explain, font_scale, pitfall, pitfalls_toggle,
                                        show_code, show_matrix, show_row, table, zoom_view)
 from attention_core.ui.export import new_run
+from attention_core.ui.quiz import exercises, predict_first, reader_questions
 from attention_core.ui.sidebar import Settings, current, sidebar
 from attention_core.ui.state import clamp, control, fragment, init_state, note, sync_url, value
 from attention_core.ui.text import dot_product_latex, md_escape, short
@@ -18,4 +19,5 @@ __all__ = [
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "fragment", "value", "dot_product_latex", "md_escape", "short",
+    "predict_first", "exercises", "reader_questions",
 ]
