@@ -112,16 +112,17 @@ def softmax_questions(record: dict, tokens: list[str], q: int) -> list[Question]
 
 
 def mask_questions(record: dict, tokens: list[str], q: int, k: int) -> list[Question]:
-    """record: CausalAttention's trace with `unmasked_weights` (lesson.causal_trace)."""
+    """record: CausalAttention's trace with `unmasked_weights` (lesson.causal_trace); 2-D tensors."""
     weights, unmasked = record["attn_weights"], record["unmasked_weights"]  # (T, T)
     T = weights.shape[-1]
-    visible = int((weights[q] > 0).sum())
+    visible = int(torch.isfinite(record["masked_scores"][q]).sum())  # the keys the mask left at a real score
     count = Question(
         _identity("mask", "visible", weights, q),
-        f"After the causal mask, to how many keys does query {_tok(tokens, q)} give a nonzero weight?", "number",
+        f"After the causal mask, how many keys can query {_tok(tokens, q)} still attend to?", "number",
         float(visible),
-        f"{visible}: the query sees itself and the {q} token{'s' if q != 1 else ''} before it; the {T - q - 1} later "
-        f"key{'s' if T - q - 2 else ''} get exactly 0.", low=0, high=T)
+        f"{visible}: the query sees itself and the {q} token{'s' if q != 1 else ''} before it; "
+        + (f"the {T - q - 1} later key{'s get' if T - q - 2 else ' gets'} exactly 0." if q < T - 1
+           else "no token comes after it."), low=0, high=T)
     masked, free = float(weights[q, k]), float(unmasked[q, k])
     options = ("larger", "smaller", "the same", "exactly 0")
     answer = 3 if k > q else 0 if masked > free + SAME else 1 if masked < free - SAME else 2

@@ -107,12 +107,13 @@ def d_out_meaning(x: torch.Tensor, d_out: int, num_heads: int, seed: int = 123) 
     d_in, num_tokens = x.shape[-1], x.shape[0]
     wrapper = build_seeded(MultiHeadAttentionWrapper, seed, d_in, d_out, num_tokens, 0.0, num_heads)
     mha = build_seeded(MultiHeadAttention, seed, d_in, d_out, num_tokens, 0.0, num_heads)
+    narrow = build_seeded(MultiHeadAttentionWrapper, seed, d_in, d_out // num_heads, num_tokens, 0.0, num_heads)
     with torch.no_grad():
-        wrapper_out, mha_out = wrapper(batch), mha(batch)
+        wrapper_out, mha_out, narrow_out = wrapper(batch), mha(batch), narrow(batch)
     return {"wrapper_shape": tuple(wrapper_out.shape), "mha_shape": tuple(mha_out.shape),
             "wrapper_head_width": wrapper.heads[0].W_query.out_features, "mha_head_dim": mha.head_dim,
             "wrapper_params": count_parameters(wrapper), "mha_params": count_parameters(mha),
-            "wrapper_d_out_for_same_width": d_out // num_heads}
+            "wrapper_d_out_for_same_width": d_out // num_heads, "wrapper_shape_for_same_width": tuple(narrow_out.shape)}
 
 
 # --- the mask as a buffer or as a plain attribute ------------------------------------------------

@@ -272,13 +272,12 @@ def _split_demo(settings, num_heads, **_) -> None:
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def _d_out_meaning(x_key, d_out: int, num_heads: int, seed: int) -> tuple[dict, dict]:
-    x = cached_inputs(*x_key).x[:6]
-    return rq.d_out_meaning(x, d_out, num_heads, seed), rq.d_out_meaning(x, max(d_out // num_heads, 1), num_heads, seed)
+def _d_out_meaning(x_key, d_out: int, num_heads: int, seed: int) -> dict:
+    return rq.d_out_meaning(cached_inputs(*x_key).x[:6], d_out, num_heads, seed)
 
 
 def _d_out_demo(settings, num_heads, **_) -> None:
-    same, narrow = _d_out_meaning(_x_key(), settings.d_out, num_heads, settings.seed_for("heads"))
+    same = _d_out_meaning(_x_key(), settings.d_out, num_heads, settings.seed_for("heads"))
     st.markdown(f"**What d_out means** (pull request 859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
     st.dataframe(pd.DataFrame({
@@ -287,7 +286,7 @@ def _d_out_demo(settings, num_heads, **_) -> None:
         index=["width of each head", "output shape", "parameters"]), width="content")
     st.caption(f"In the wrapper d_out is each head's width; in MultiHeadAttention it is the total, cut into heads. "
                f"The wrapper gives MultiHeadAttention's width with d_out = {same['wrapper_d_out_for_same_width']}: "
-               f"output {narrow['wrapper_shape']}.")
+               f"output {same['wrapper_shape_for_same_width']}.")
 
 
 _DEMOS = {"mask": [_buffer_demo], "dropout": [_scale_demo, _placement_demo, _platform_demo],
