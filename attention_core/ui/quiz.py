@@ -115,8 +115,8 @@ def exercises(settings: Settings, *numbers: str) -> None:
 
 def _checked(name: str, answer, run) -> None:
     """A Check button; the result is kept for this answer (a new answer needs a new check)."""
-    key = f"exercise:{name}"
-    if st.button("Check", key=f"{key}:check"):
+    key = f"exercise-result:{name}"
+    if st.button("Check", key=f"exercise:{name}:check"):
         st.session_state[key] = (repr(answer), run())
     stored = st.session_state.get(key)
     if stored and stored[0] == repr(answer):
@@ -258,8 +258,12 @@ def _buffer_demo(settings, record=None, **_) -> None:
 def _split_demo(settings, num_heads, **_) -> None:
     d_out, heads = (settings.d_out, num_heads) if 1 < num_heads and settings.d_out <= 12 else (4, 2)
     out = rq.head_split(min(len(settings.tokens), 6), d_out, heads)
-    table = lambda rows: pd.DataFrame({f"head {i + 1}": [f"token {t} · cols {a}–{b}" for t, a, b in head]  # noqa: E731
-                                       for i, head in enumerate(rows)}, index=[f"row {t + 1}" for t in range(len(rows[0]))])
+
+    def table(rows):
+        """One column per head, one row per row of it: which token's columns fill it."""
+        return pd.DataFrame({f"head {i + 1}": [f"token {t} · " + (f"col {a}" if a == b else f"cols {a}–{b}")
+                                               for t, a, b in head] for i, head in enumerate(rows)},
+                            index=[f"row {t + 1}" for t in range(len(rows[0]))])
     st.markdown(f"**Splitting into heads** (d_out = {d_out}, {heads} heads, head_dim {out['head_dim']}): which "
                 "token's numbers fill each head's rows.")
     left, right = st.columns(2)
@@ -281,8 +285,8 @@ def _d_out_demo(settings, num_heads, **_) -> None:
     st.markdown(f"**What d_out means** (pull request 859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
     st.dataframe(pd.DataFrame({
-        "MultiHeadAttentionWrapper": [same["wrapper_head_width"], str(same["wrapper_shape"]), f"{same['wrapper_params']:,}"],
-        "MultiHeadAttention": [same["mha_head_dim"], str(same["mha_shape"]), f"{same['mha_params']:,}"]},
+        "MultiHeadAttentionWrapper": [str(same["wrapper_head_width"]), str(same["wrapper_shape"]), f"{same['wrapper_params']:,}"],
+        "MultiHeadAttention": [str(same["mha_head_dim"]), str(same["mha_shape"]), f"{same['mha_params']:,}"]},
         index=["width of each head", "output shape", "parameters"]), width="content")
     st.caption(f"In the wrapper d_out is each head's width; in MultiHeadAttention it is the total, cut into heads. "
                f"The wrapper gives MultiHeadAttention's width with d_out = {same['wrapper_d_out_for_same_width']}: "
