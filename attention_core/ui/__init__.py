@@ -9,7 +9,8 @@ from attention_core.ui.controls import heads_picker, key_picker, query_picker
 from attention_core.ui.display import (agreement, cached_chart, chart, device_badge, explain, font_scale, pitfall, pitfalls_toggle,
                                        show_code, show_matrix, show_row, table, zoom_view)
 from attention_core.ui.export import new_run
-from attention_core.ui.quiz import exercises, predict_first, reader_questions
+from attention_core.ui.quiz import exercises, predict_first
+from attention_core.ui.readers import reader_questions
 from attention_core.ui.sidebar import Settings, current, sidebar
 from attention_core.ui.state import clamp, control, fragment, init_state, note, sync_url, value
 from attention_core.ui.text import dot_product_latex, md_escape, short
