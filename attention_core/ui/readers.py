@@ -7,9 +7,21 @@ import streamlit as st
 
 from attention_core import reader_questions as rq
 from attention_core.ui.cache import _x_key, cached_inputs
-from attention_core.ui.display import pitfall
 from attention_core.ui.sidebar import Settings
 from attention_core.ui.state import control
+
+
+def _versions(title: str, wrong_code: str, right_code: str, wrong: str, right: str) -> None:
+    """The wrong and the right version side by side, with what each gives. The wrong one is a warning,
+    not an error box: these are demonstrations, and slides treat error boxes as a broken screen."""
+    st.markdown(f"**{title}**")
+    left, right_col = st.columns(2)
+    with left:
+        st.code(wrong_code, language="python")
+        st.warning(wrong, icon=":material/close:")
+    with right_col:
+        st.code(right_code, language="python")
+        st.success(right, icon=":material/check:")
 
 
 def reader_questions(stage: str, settings: Settings, **inputs) -> None:
@@ -41,7 +53,7 @@ def _placement_demo(settings, record, p, seed, q, **_) -> None:
     out = rq.dropout_placement(record["attn_scores"], rate, seed, record["keys"].shape[-1])
     row = pd.DataFrame({"keep mask": out["keep"][q], "dropout on the weights (book)": out["right"][q],
                         "dropout on the scores": out["wrong"][q]}, index=settings.labels).T
-    pitfall(f"Dropout on the scores instead of the weights (issue 280; p = {rate:g})",
+    _versions(f"Dropout on the scores instead of the weights (issue 280; p = {rate:g})",
             "attn_scores = dropout(attn_scores)\nattn_weights = torch.softmax(masked / d_k**0.5, dim=-1)",
             "attn_weights = torch.softmax(masked / d_k**0.5, dim=-1)\nattn_weights = dropout(attn_weights)",
             f"A dropped score becomes 0, not −∞, so the dropped keys still get weight: "
@@ -81,7 +93,7 @@ def _buffer_demo(settings, record=None, **_) -> None:
     out = _mask_storage(settings.x.shape[-1], settings.d_out)
     target = out["target"]
     devices = pd.DataFrame({name: out[name]["devices"] for name in ("buffer", "attribute")})
-    pitfall(f"The mask as a plain attribute instead of a buffer (bonus notebook 03_understanding-buffers; "
+    _versions(f"The mask as a plain attribute instead of a buffer (bonus notebook 03_understanding-buffers; "
             f"moved with .to(\"{target}\"))",
             'self.mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)',
             'self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))',
