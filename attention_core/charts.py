@@ -5,11 +5,13 @@ thing everywhere: weights (0..1) are sequential blues, scores diverge around 0 (
 blue below), masks and dropout keep-masks are two-tone.
 """
 import math
-import warnings
 
 import altair as alt
 import numpy as np
 import pandas as pd
+
+from attention_core import colour
+from attention_core.numbers import fixed
 
 # Validating every chart against the Vega-Lite schema as it is built costs tens of milliseconds a
 # chart on every slider move; these builders are tested instead.
@@ -31,14 +33,6 @@ def axis_labels(tokens: list[str]) -> list[str]:
     return [f"{i + 1} {tok}" for i, tok in enumerate(tokens)]
 
 
-def _fmt(value: float, decimals: int = 4) -> str:
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "-inf" if value < 0 else "inf"
-    return f"{value:.{decimals}f}"
-
-
 def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFrame:
     """Long format, one row per cell; infinities become missing colours but keep their text."""
     values = np.asarray(matrix, dtype=np.float64)
@@ -48,7 +42,7 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
         "key": np.tile(col_labels, rows),
         "i": np.repeat(np.arange(rows), cols),
         "j": np.tile(np.arange(cols), rows),
-        "text": [_fmt(v, decimals) for v in values.ravel()],
+        "text": [fixed(v, decimals) for v in values.ravel()],
     })
     finite = np.where(np.isfinite(values), values, np.nan).ravel()
     frame["value"] = finite
@@ -57,29 +51,53 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
 
 def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
             selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
-            size: int = 360, clickable: bool = False, font_scale: float = 1.0) -> alt.Chart:
+            size: int = 360, clickable: bool = False, font_scale: float = 1.0,
+            weight_scale: str = "absolute", context: tuple | None = None) -> alt.Chart:
     """A matrix as coloured cells with a legend and tooltips; values printed when small.
 
-    kind: "weights", "scores" or "mask" (picks the colour scale). The selected query row and the
+    kind: "weights", "scores" or "mask" (picks the colour scale). weight_scale: "absolute" (0..1)
+    or "share" (each weight against an even split, see colour.py). Masked cells (the future in a
+    causal weights map, -inf scores) are grey whatever the scale. The selected query row and the
     selected cell get an outline. clickable: a click selects a cell (selection "cell", fields i, j).
+    context: for a window of a larger weights map, (masked, log2 shares, share range) of the window's
+    cells as computed on the whole map (a share counts the keys of the whole row).
     """
     frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
-    rows, cols = np.asarray(matrix).shape
+    values = np.asarray(matrix, dtype=np.float64)
+    rows, cols = values.shape
+    if context is not None:
+        masked, shares, share_range = context
+    else:
+        masked = colour.masked_cells(values) if kind == "weights" else ~np.isfinite(values)
+        shares = share_range = None
+    frame["masked"] = masked.ravel()
+    tooltip = [alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("text:N", title="value")]
+    if kind == "weights" and weight_scale == "share":
+        shade, (low, high), shown = _share_column(values, masked, shares, share_range)
+        frame["shade"], frame["share"] = np.where(np.isnan(shade), low, shade).ravel(), shown.ravel()
+        fill = alt.Color("shade:Q", scale=alt.Scale(domain=[low, high], range=colour.SHARES_HEX),
+                         title="× even share", legend=alt.Legend(labelExpr="format(pow(2, datum.value), '.2~g') + '×'"))
+        tooltip.append(alt.Tooltip("share:N", title="against an even share"))
+        dark = low + 0.6 * (high - low)
+    else:
+        # Masked cells take their grey from the condition; a finite shade keeps Vega from dropping them.
+        frame["shade"] = frame["value"].fillna(0.0)
+        fill = alt.Color("shade:Q", scale=SCALES.get(kind, SCALES["scores"]), title=kind)
+        dark = None
     x = alt.X("key:N", sort=list(col_labels), title="key (attended to)",
               axis=alt.Axis(labelAngle=-45, labelOverlap=cols > CELL_TEXT_MAX))
     y = alt.Y("query:N", sort=list(row_labels), title="query (attending)")
     base = alt.Chart(frame).encode(x=x, y=y)
-    rect = base.mark_rect().encode(
-        color=alt.Color("value:Q", scale=SCALES.get(kind, SCALES["scores"]), title=kind),
-        tooltip=[alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("text:N", title="value")],
-    )
+    rect = base.mark_rect().encode(color=alt.condition("datum.masked", alt.value(colour.MASKED_HEX), fill),
+                                   tooltip=tooltip)
     if clickable:
         rect = rect.add_params(alt.selection_point(name="cell", fields=["i", "j"], on="click"))
     layers = [rect]
     if rows <= CELL_TEXT_MAX and cols <= CELL_TEXT_MAX:
         layers.append(base.mark_text(fontSize=(13 if cols <= 8 else 10) * font_scale).encode(
             text="text:N",
-            color=alt.condition(alt.datum.value > _contrast_threshold(frame, kind),
+            color=alt.condition(alt.datum.shade > dark if dark is not None
+                                else alt.datum.value > _contrast_threshold(frame, kind),
                                 alt.value("white"), alt.value("black")),
         ))
     # The selection is a pair of parameters rather than part of the data, so a cached spec can be
@@ -97,6 +115,16 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     return alt.layer(*layers).properties(title=title, width=width, height=height).add_params(
         alt.param(name="selected_row", value=-1 if selected_row is None else int(selected_row)),
         alt.param(name="selected_i", value=int(picked_i)), alt.param(name="selected_j", value=int(picked_j)))
+
+
+def _share_column(values: np.ndarray, masked: np.ndarray, shares=None, share_range=None):
+    """Shades (log2 shares clipped to their range, nan where masked), the range, and the share as text."""
+    shares = colour.shares(values, masked) if shares is None else shares
+    low, high = colour.share_range(shares) if share_range is None else share_range
+    shade = np.clip(np.where(shares == -np.inf, low, shares), low, high)
+    with np.errstate(over="ignore"):
+        text = np.where(np.isnan(shares), "masked", np.char.add(np.char.mod("%.2g", np.exp2(shares)), "× even"))
+    return shade, (low, high), text
 
 
 def select(spec: dict, selected_row: int | None = None, selected_cell: tuple[int, int] | None = None,
@@ -183,56 +211,6 @@ def styled(chart, font_scale: float = 1.0):
             .configure_title(fontSize=14 * font_scale))
 
 
-def overview_factor(size: int, max_pixels: int = 256) -> int:
-    """How many cells one pixel of the overview image covers along each axis (1 up to 256)."""
-    return max(1, -(-size // max_pixels))
-
-
-def block_reduce(matrix, factor: int, how: str = "max") -> np.ndarray:
-    """Aggregate factor x factor blocks of cells into one: "max" (keeps peaks), "mean" or "sum".
-
-    Edges that do not fill a whole block are reduced over the cells they have. Infinite cells
-    (masked scores) are ignored; a block with no finite cell becomes nan (drawn grey).
-    """
-    values = np.asarray(matrix, dtype=np.float64)
-    rows, cols = values.shape
-    if factor == 1:
-        return values
-    padded = np.full((-(-rows // factor) * factor, -(-cols // factor) * factor), np.nan)
-    padded[:rows, :cols] = np.where(np.isfinite(values), values, np.nan)
-    blocks = padded.reshape(padded.shape[0] // factor, factor, padded.shape[1] // factor, factor)
-    reducer = {"max": np.nanmax, "mean": np.nanmean, "sum": np.nansum}[how]
-    with warnings.catch_warnings():  # all-nan blocks are expected (fully masked)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        reduced = reducer(blocks, axis=(1, 3))
-    if how == "sum":  # nansum of an all-nan block is 0; keep it missing like the others
-        reduced[np.isnan(blocks).all(axis=(1, 3))] = np.nan
-    return reduced
-
-
-def window(matrix, row_start: int, col_start: int, size: int) -> np.ndarray:
-    """The exact values of a size x size region (clipped at the matrix's edges)."""
-    values = np.asarray(matrix)
-    return values[row_start: row_start + size, col_start: col_start + size]
-
-
-def colour_range(matrix, kind: str) -> tuple[float, float]:
-    """The values at the two ends of the colour bar, as the heatmaps use them."""
-    if kind in ("weights", "mask"):
-        return 0.0, 1.0
-    values = np.asarray(matrix, dtype=np.float64)
-    finite = values[np.isfinite(values)]
-    spread = float(np.abs(finite).max()) if finite.size else 1.0
-    return -spread, spread
-
-
-def colour_bar(kind: str, width: int = 256, height: int = 14) -> np.ndarray:
-    """A horizontal legend strip (RGB) with the same colours as matrix_image."""
-    ramp = np.linspace(0, 1, width)
-    values = ramp if kind != "scores" else ramp * 2 - 1
-    return matrix_image(np.tile(values, (height, 1)), kind if kind != "scores" else "scores_unit")
-
-
 def histogram(frame: pd.DataFrame, title: str = "", group: str = "scores") -> alt.FacetChart:
     """Pre-binned density bars (bin_start, bin_end, density), one panel per `group`, shared x axis."""
     return alt.Chart(frame).mark_rect(opacity=0.85).encode(
@@ -253,33 +231,3 @@ def _pair_scale(values) -> alt.Scale:
     if set(names) <= set(PAIR_COLOURS):
         return alt.Scale(domain=names, range=[PAIR_COLOURS[n] for n in names])
     return alt.Undefined
-
-
-_BLUES = np.array([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]], float)
-_REDBLUE = np.array([[5, 48, 97], [67, 147, 195], [247, 247, 247], [214, 96, 77], [103, 0, 31]], float)
-
-
-def matrix_image(matrix, kind: str = "weights", cell_px: int = 1) -> np.ndarray:
-    """A large matrix as an RGB image (uint8, one pixel per cell times cell_px), same colours.
-
-    Used above ALTAIR_MAX tokens, where one Altair rect per cell would take seconds to draw.
-    Infinite or missing cells (masked scores) are drawn light grey.
-    """
-    values = np.asarray(matrix, dtype=np.float64)
-    finite = np.isfinite(values)
-    if kind in ("scores", "scores_unit"):
-        spread = 1.0 if kind == "scores_unit" else (np.abs(values[finite]).max() if finite.any() else 1.0)
-        t = (values / (spread or 1.0) + 1) / 2
-        palette = _REDBLUE
-    else:
-        t = values
-        palette = _BLUES
-    t = np.clip(np.where(finite, t, 0), 0, 1) * (len(palette) - 1)
-    low = np.floor(t).astype(int).clip(0, len(palette) - 2)
-    frac = (t - low)[..., None]
-    rgb = palette[low] * (1 - frac) + palette[low + 1] * frac
-    rgb[~finite] = (229, 231, 235)
-    image = rgb.round().astype(np.uint8)
-    if cell_px > 1:
-        image = image.repeat(cell_px, axis=0).repeat(cell_px, axis=1)
-    return image

@@ -1,4 +1,6 @@
 """Where the numbers are computed: CUDA, then Apple MPS, then CPU, with a fallback to CPU."""
+import shutil
+
 import torch
 
 DEVICE_CHOICES = ["auto", "cuda", "mps", "cpu"]
@@ -22,6 +24,19 @@ def pick_device(preference: str = "auto") -> tuple[str, str | None]:
     if preference in found:
         return preference, None
     return "cpu", f"{preference.upper()} is not available here, so the numbers were computed on the CPU."
+
+
+CUDA_INSTALL = "pip install -r requirements-cuda.txt"
+
+
+def unused_gpu_note() -> str | None:
+    """When an NVIDIA GPU is present but this torch build has no CUDA (the CPU wheel that
+    requirements.txt pins on Linux), say so and how to install the build that uses it."""
+    if torch.version.cuda is not None or shutil.which("nvidia-smi") is None:
+        return None
+    return (f"An NVIDIA GPU is present (nvidia-smi found), but this PyTorch build (torch {torch.__version__}) has "
+            f"no CUDA support, so the GPU is not being used. To use it, install the CUDA build in this venv: "
+            f"`{CUDA_INSTALL}`, then restart the app.")
 
 
 def describe(device: str) -> str:

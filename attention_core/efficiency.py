@@ -20,6 +20,7 @@ from torch.utils._pytree import tree_leaves
 
 from attention_core import stages
 from attention_core.device import run_with_fallback
+from attention_core.numbers import size_in_bytes
 
 # What is compared. "sdpa" lets PyTorch pick a kernel; the others force one backend.
 LABELS = {
@@ -68,14 +69,6 @@ def token_sizes(max_tokens: int, smallest: int = 128) -> list[int]:
         sizes.append(size)
         size *= 2
     return sizes
-
-
-def format_bytes(count: float) -> str:
-    """Decimal units, as disk and GPU makers use: 3,221,225,472 bytes -> 3.2 GB."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if count >= scale:
-            return f"{count / scale:.1f} {unit}"
-    return f"{int(count)} bytes"
 
 
 # --- the two ways to attend ------------------------------------------------------------------
@@ -199,7 +192,7 @@ def _measure(device: str, batch: int, heads: int, head_dim: int, num_tokens: int
         rows.append(row)
         need = predicted_peak_bytes(method, batch, heads, num_tokens, head_dim, q.element_size())
         if device != "cuda" and memory_limit is not None and need > memory_limit:
-            row["status"] = f"skipped: needs about {format_bytes(need)}"
+            row["status"] = f"skipped: needs about {size_in_bytes(need)}"
             continue
         if method == "course":
             def fn():

@@ -3,7 +3,8 @@
 Creating the parameters in the book's order is what makes `torch.manual_seed(123)` give the
 book's printed numbers. `forward` behaves exactly as in the book; `trace(x)` runs the same
 computation and also returns every intermediate tensor under the book's names, so a screen
-can show them without doing the math again.
+can show them without doing the math again. "Show the code" shows `forward` exactly as the book
+prints it; tests check that `trace(x)["context_vec"]` equals `module(x)` for every class.
 """
 import torch
 import torch.nn as nn
@@ -29,7 +30,15 @@ class SelfAttention_v1(nn.Module):
         return record
 
     def forward(self, x):
-        return self.trace(x)["context_vec"]
+        keys = x @ self.W_key
+        queries = x @ self.W_query
+        values = x @ self.W_value
+        attn_scores = queries @ keys.T  # omega
+        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )
+        context_vec = attn_weights @ values
+        return context_vec
 
 
 class SelfAttention_v2(nn.Module):
@@ -50,7 +59,15 @@ class SelfAttention_v2(nn.Module):
         return record
 
     def forward(self, x):
-        return self.trace(x)["context_vec"]
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+        attn_scores = queries @ keys.T
+        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )
+        context_vec = attn_weights @ values
+        return context_vec
 
 
 class CausalAttention(nn.Module):
@@ -76,7 +93,21 @@ class CausalAttention(nn.Module):
         return record
 
     def forward(self, x):
-        return self.trace(x)["context_vec"]
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+
+        attn_scores = queries @ keys.transpose(1, 2)
+        attn_scores.masked_fill_(
+            self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
+        attn_weights = torch.softmax(
+            attn_scores / keys.shape[-1]**0.5, dim=-1
+        )
+        attn_weights = self.dropout(attn_weights)
+
+        context_vec = attn_weights @ values
+        return context_vec
 
 
 class MultiHeadAttentionWrapper(nn.Module):
@@ -129,7 +160,36 @@ class MultiHeadAttention(nn.Module):
         return record
 
     def forward(self, x):
-        return self.trace(x)["context_vec"]
+        b, num_tokens, d_in = x.shape
+        keys = self.W_key(x)  # Shape: (b, num_tokens, d_out)
+        queries = self.W_query(x)
+        values = self.W_value(x)
+
+        # Split the last dimension into heads: (b, num_tokens, num_heads, head_dim)
+        keys = keys.view(b, num_tokens, self.num_heads, self.head_dim)
+        values = values.view(b, num_tokens, self.num_heads, self.head_dim)
+        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim)
+
+        # (b, num_tokens, num_heads, head_dim) -> (b, num_heads, num_tokens, head_dim)
+        keys = keys.transpose(1, 2)
+        queries = queries.transpose(1, 2)
+        values = values.transpose(1, 2)
+
+        attn_scores = queries @ keys.transpose(2, 3)  # dot product for each head
+        mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
+
+        attn_scores.masked_fill_(mask_bool, -torch.inf)
+
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
+        attn_weights = self.dropout(attn_weights)
+
+        # (b, num_heads, num_tokens, head_dim) -> (b, num_tokens, num_heads, head_dim)
+        context_vec = (attn_weights @ values).transpose(1, 2)
+
+        # Combine heads, where self.d_out = self.num_heads * self.head_dim
+        context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
+        context_vec = self.out_proj(context_vec)  # optional projection
+        return context_vec
 
 
 def count_parameters(module: nn.Module) -> int:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from attention_core.inputs import BOOK_SENTENCE, MAX_D_IN, MAX_TEXT_CHARS, MAX_TOKENS
+from attention_core.numbers import whole
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ PARAMS = {
     "d_out": Param(int, 2, 1, MAX_D_IN),
     "seed": Param(int, 123, 0, 2**31 - 1),
     "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
+    # How weights are coloured: 0..1, or each weight against an even share (log); auto picks by size.
+    "colour": Param(str, "auto", choices=("auto", "share", "absolute")),
     "presenter": Param(bool, False),  # big fonts for a projector, long explanations folded
     "downloads": Param(bool, False),  # PNG / SVG / CSV buttons under every chart
     "pitfalls": Param(bool, False),  # show the common mistakes next to the right code
@@ -82,11 +85,6 @@ def code(text: str) -> str:
     return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
 
 
-def _number(value: float) -> str:
-    """1024 stays 1024; 2147483647 becomes 2,147,483,647 (not 2.14748e+09)."""
-    return f"{value:,.0f}" if abs(value) >= 10_000 else f"{value:g}"
-
-
 def parse_param(name: str, raw: str):
     """(value, None) for a valid URL value, or (default, note) explaining what was wrong."""
     spec = PARAMS[name]
@@ -115,7 +113,7 @@ def parse_param(name: str, raw: str):
     if math.isnan(value) or math.isinf(value):
         return bad("is not a finite number")
     if not spec.low <= value <= spec.high:
-        return bad(f"is outside {_number(spec.low)} to {_number(spec.high)}")
+        return bad(f"is outside {whole(spec.low)} to {whole(spec.high)}")
     return value, None
 
 

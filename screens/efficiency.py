@@ -3,7 +3,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from attention_core import efficiency, ui
+from attention_core import efficiency, numbers, ui
 from attention_core.device import describe
 
 CPU_SIZES, GPU_SIZES = efficiency.token_sizes(4096), efficiency.token_sizes(65536)
@@ -60,9 +60,9 @@ max_tokens = cols[3].select_slider("Largest T", sizes, 8192 if device == "cuda" 
 repeats = cols[4].slider("Repeats (median)", 1, 10, 3, key="eff_repeats")
 biggest = efficiency.weights_bytes(batch, heads, max_tokens)
 st.caption(f"At T = {max_tokens:,} one (b, h, T, T) float32 tensor takes {batch} × {heads} × {max_tokens:,}² × 4 "
-           f"bytes = **{efficiency.format_bytes(biggest)}**; the course version holds four of them at once "
+           f"bytes = **{numbers.size_in_bytes(biggest)}**; the course version holds four of them at once "
            "(scores, masked, scaled, weights). On the CPU a method that would need more than "
-           f"{efficiency.format_bytes(efficiency.CPU_MEMORY_LIMIT)} is skipped; on a GPU it runs until out of memory.")
+           f"{numbers.size_in_bytes(efficiency.CPU_MEMORY_LIMIT)} is skipped; on a GPU it runs until out of memory.")
 
 if st.button("Measure", type="primary", icon=":material/speed:", key="eff_run"):
     bar = st.progress(0.0, text="Starting…")
@@ -117,8 +117,8 @@ else:
         st.markdown(
             f"At T = {t:,} the fused kernel took **{both.loc[t, 'sdpa'] * 1e3:,.1f} ms** against the course "
             f"version's **{both.loc[t, 'course'] * 1e3:,.1f} ms** ({both.loc[t, 'course'] / both.loc[t, 'sdpa']:.1f}× "
-            f"faster), and its new tensors peaked at {efficiency.format_bytes(peaks['sdpa'])} against "
-            f"{efficiency.format_bytes(peaks['course'])}.{growth}")
+            f"faster), and its new tensors peaked at {numbers.size_in_bytes(peaks['sdpa'])} against "
+            f"{numbers.size_in_bytes(peaks['course'])}.{growth}")
     st.subheader("Do they agree?")
     checked = frame.dropna(subset=["max_abs_diff"])
     if len(checked):
@@ -150,12 +150,12 @@ ui.explain(
     "unfused reference and materialises the matrix too.",
     title="Why the fused kernel wins",
 )
-gb = efficiency.format_bytes(efficiency.weights_bytes(1, 12, 8192))
+gb = numbers.size_in_bytes(efficiency.weights_bytes(1, 12, 8192))
 ui.explain(
     f"Where the quadratic bites: GPT-2 small's 12 heads at 8,192 tokens need 12 × 8,192² × 4 bytes = **{gb}** for "
     "one copy of the weights of one layer and one sequence, before the scores, the masked and scaled copies, "
     "a batch, or the copies training keeps for the backward pass. At 1,024 tokens the same tensor is "
-    f"{efficiency.format_bytes(efficiency.weights_bytes(1, 12, 1024))}.",
+    f"{numbers.size_in_bytes(efficiency.weights_bytes(1, 12, 1024))}.",
     title="Where the quadratic bites",
 )
 

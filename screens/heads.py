@@ -62,10 +62,11 @@ def screen():
                                    legend=i == 0)
         if T > 64:
             ui.zoom_view(mha["attn_weights"][0, 0], settings, "weights", "head 1")
-            st.caption(f"Mostly pale because these untrained heads spread their weight almost evenly: the last row of "
-                       f"head 1 gives its largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even "
-                       f"spread over {T} tokens would give {1 / T:.4f}. Only the first rows (top left) have few tokens "
-                       "to share and look dark.")
+            st.caption(f"These untrained heads spread their weight almost evenly: the last row of head 1 gives its "
+                       f"largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even spread over {T} "
+                       "tokens gives " f"{1 / T:.4f}. On a 0 … 1 scale every cell would be the colour of zero, so the "
+                       "maps colour each weight against an even share; the vertical stripes are keys that every "
+                       "query likes a little more or less than average.")
         st.markdown(f"**The row of query token {q + 1} in each head** (how it spreads its attention over earlier "
                     "tokens):")
         for i, tab in enumerate(st.tabs([f"head {i + 1}" for i in range(shown)])):

@@ -4,7 +4,7 @@ import math
 import streamlit as st
 import torch
 
-from attention_core import agreement, charts, pitfalls, stages, ui
+from attention_core import agreement, charts, numbers, pitfalls, stages, ui
 
 POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
 CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves
@@ -17,20 +17,6 @@ st.markdown(
     "per query. Softmax does that by exponentiating and normalising. Before softmax, the trainable scores "
     "q · k are divided by **√d_k** so that their size does not depend on the key dimension."
 )
-
-
-def fmt(values) -> str:
-    """Numbers as text, nan and inf spelled out."""
-    return ", ".join(f"{float(v):.4f}" if abs(float(v)) < 1e5 else f"{float(v):.3e}"
-                     for v in torch.as_tensor(values).flatten()[:8]) + (
-        ", …" if torch.as_tensor(values).numel() > 8 else "")
-
-
-def tex(number: float) -> str:
-    if abs(number) < 1e5:
-        return ui.short(number)
-    mantissa, exponent = f"{number:.3e}".split("e")
-    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
 
 
 @ui.fragment
@@ -57,7 +43,7 @@ def screen():
     normalised = {"divide by the sum": stages.normalize_by_sum(all_rows),
                   "naive exp / sum": stages.softmax_naive(all_rows), "torch.softmax": stages.softmax(all_rows)}
     variants = {name: matrix[q] for name, matrix in normalised.items()}  # (T,) each
-    st.markdown(f"Scores of query {q + 1}: `{fmt(row)}`")
+    st.markdown(f"Scores of query {q + 1}: `{numbers.listing(row)}`")
     for column, (name, matrix) in zip(st.columns(3), normalised.items()):
         with column:
             in_range = bool(((matrix >= 0) & (matrix <= 1)).all())
@@ -90,25 +76,24 @@ def screen():
     terms = (s_row - shift).exp()
     arg = {j: rf"\omega_{{{q + 1},{j}}}" + (rf"/\sqrt{{{d_k}}}" if scale else "") for j in (k + 1, "j")}
     cut = len(s_row) if len(s_row) <= 6 else 5
-    shown = [rf"e^{{{tex(float(s - shift))}}}" for s in s_row[:cut]] + (
+    shown = [rf"e^{{{numbers.latex(float(s - shift))}}}" for s in s_row[:cut]] + (
         [rf"\dots\ ({len(s_row)} \text{{ terms}})"] if cut < len(s_row) else [])
-    minus = rf" - {tex(shift)}" if shift else ""
+    minus = rf" - {numbers.latex(shift)}" if shift else ""
     st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{\exp({arg[k + 1]}{minus})}}{{\sum_j \exp({arg['j']}{minus})}}"
-             rf" = \frac{{e^{{{tex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
-             rf" = \frac{{{tex(float(terms[k]))}}}{{{tex(float(terms.sum()))}}} = {float(weights[q, k]):.4f}")
+             rf" = \frac{{e^{{{numbers.latex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
+             rf" = \frac{{{numbers.latex(float(terms[k]))}}}{{{numbers.latex(float(terms.sum()))}}} = {float(weights[q, k]):.4f}")
     if shift:
         st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
-                   f"({tex(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
+                   f"({numbers.latex(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
     st.caption(f"ω = q · k with W_q, W_k from `torch.manual_seed({settings.seed_for('softmax')})` and SelfAttention_v1 "
                f"(torch.rand weights); d_k = keys.shape[-1] = d_out = {d_k}.")
 
     st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
-    pitfall = stages.softmax(scores[q] / d_k*0.5)  # the bug from the notes: divides by d_k, then multiplies by 0.5
-    correct = stages.softmax(stages.scale_scores(scores[q], d_k))
+    precedence = pitfalls.precedence(scores[q], d_k)  # the bug from the notes, computed next to the fix
     st.code(f"torch.softmax(attn_scores_{q + 1} / d_k**0.5, dim=-1)  # correct: / {math.sqrt(d_k):.4f}\n"
-            f"# -> [{fmt(correct)}]\n"
+            f"# -> [{numbers.listing(precedence['right'])}]\n"
             f"torch.softmax(attn_scores_{q + 1} / d_k*0.5, dim=-1)   # bug: / {d_k} * 0.5\n"
-            f"# -> [{fmt(pitfall)}]", language="python")
+            f"# -> [{numbers.listing(precedence['wrong'])}]", language="python")
     st.markdown(f"Python reads `/ d_k*0.5` as `(ω / d_k) · 0.5`, a division by {2 * d_k} rather than √{d_k}. "
                 "The bug still produces weights that sum to 1, so nothing crashes: they are just flatter than intended.")
 
@@ -147,8 +132,8 @@ def screen():
     examples = [(f"ω of query {q + 1} × 100", row * 100), ("[1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0]))]
     for label, values in examples:
         naive, stable = stages.softmax_naive(values), stages.softmax(values)
-        st.markdown(f"**{label}** · `torch.exp`: `{fmt(torch.exp(values))}`  \n"
-                    f"`softmax_naive`: `{fmt(naive)}`  \n`torch.softmax`: `{fmt(stable)}`")
+        st.markdown(f"**{label}** · `torch.exp`: `{numbers.listing(torch.exp(values))}`  \n"
+                    f"`softmax_naive`: `{numbers.listing(naive)}`  \n`torch.softmax`: `{numbers.listing(stable)}`")
     st.caption("The nan and inf values above are expected: they are what this example demonstrates.")
     st.markdown("In float32, exp(x) overflows to inf once x > 88.7 (exp(89) ≈ 4.5 · 10³⁸). The naive version then "
                 "divides inf by inf, which is nan. `torch.softmax` first subtracts the row maximum: the largest "
@@ -170,8 +155,8 @@ def screen():
         wrong_dim = pitfalls.softmax_wrong_dim(scores)
         ui.pitfall("Softmax over the wrong dimension", "torch.softmax(attn_scores, dim=0)",
                    "torch.softmax(attn_scores, dim=-1)",
-                   f"Each key's column sums to 1, so the rows a query mixes with sum to {fmt(wrong_dim['wrong_row_sums'])}.",
-                   f"Each query's row sums to {fmt(wrong_dim['right_row_sums'])}.")
+                   f"Each key's column sums to 1, so the rows a query mixes with sum to {numbers.listing(wrong_dim['wrong_row_sums'])}.",
+                   f"Each query's row sums to {numbers.listing(wrong_dim['right_row_sums'])}.")
 
 
 screen()

@@ -34,8 +34,11 @@ from attention_core.inputs import BOOK_INPUTS  # noqa: E402
 from attention_core.modules import MultiHeadAttention  # noqa: E402
 from attention_core.seeding import build_seeded  # noqa: E402
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle  # noqa: E402
+from screens.registry import STAGES  # noqa: E402
 
-SCREENS = {"scores": "query", "softmax": "query", "mask": "query", "dropout": "dropout", "heads": "query"}
+# The slider moved on each stage screen: the query token, except where the screen is about another control.
+SLIDER_OTHER_THAN_QUERY = {"dropout": "dropout"}
+SCREENS = {s.url_path: SLIDER_OTHER_THAN_QUERY.get(s.url_path, "query") for s in STAGES}
 CONFIGS = {"book": "", "gpt2-small": "preset=gpt2-small", "512 tokens": "input=random&tokens=512"}
 TARGET_MS = {"book": 150, "gpt2-small": 500}
 QUIET_MS = 400  # the re-render is over once nothing has changed for this long

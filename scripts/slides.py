@@ -27,9 +27,8 @@ from xml.etree import ElementTree
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
-# URL path -> script in screens/.
-SCREENS = {path: path.replace("-", "_") for path in
-           ["home", "scores", "softmax", "mask", "dropout", "heads", "why-scaling", "efficiency"]}
+sys.path.insert(0, str(ROOT))
+from screens.registry import BY_NAME  # noqa: E402  the screens by short name: "home" or the URL path
 WIDTH, HEIGHT = 1920, 1080
 TOP_BAND = 48  # blank margin above the content of every slide after the first
 # Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header and the
@@ -208,7 +207,8 @@ def screenshots(args, params: list[tuple[str, str]]) -> int:
             for screen in args.screens:
                 began = time.time()
                 try:
-                    files, problems = shoot(page, base, "" if screen == "home" else screen, query,
+                    path = BY_NAME[screen].url_path if screen in BY_NAME else screen  # --app: any URL path
+                    files, problems = shoot(page, base, path, query,
                                             stem(screen, params), args)
                 except PlaywrightError as error:  # a timeout: report it, go on with the next screen
                     files, problems = [], [f"{type(error).__name__}: {str(error).splitlines()[0]}"]
@@ -268,9 +268,16 @@ def run_screen(app: Path, screen: str, params: list[tuple[str, str]], timeout: f
     for name, raw in params:
         at.query_params[name] = raw
     at.run()
-    if screen != "home":
-        at.switch_page(f"screens/{SCREENS[screen]}.py").run()
+    if BY_NAME[screen].url_path:
+        at.switch_page(BY_NAME[screen].file).run()
     return at
+
+
+def not_charts(at) -> list[str]:
+    """What --figures leaves out: images and diagrams, which are not Vega-Lite charts."""
+    return [f"{len(at.get(kind))} {what}" for kind, what in
+            (("image", "image(s) drawn with st.image"), ("graphviz_chart", "graphviz diagram(s)"))
+            if len(at.get(kind))]
 
 
 def export_figures(args, params: list[tuple[str, str]]) -> int:
@@ -295,9 +302,7 @@ def export_figures(args, params: list[tuple[str, str]]) -> int:
             (out / f"{name}.svg").write_text(svg, encoding="utf-8")
             (out / f"{name}.png").write_bytes(png)
             files += [out / f"{name}.svg", out / f"{name}.png"]
-        skipped = [f"{len(at.get(kind))} {what}" for kind, what in
-                   (("imgs", "image(s) drawn with st.image"), ("graphviz_chart", "graphviz diagram(s)"))
-                   if len(at.get(kind))]
+        skipped = not_charts(at)
         print(f"{screen}: {len(files) // 2} chart(s) in {time.time() - began:.1f} s"
               + (f" (not charts, skipped: {', '.join(skipped)})" if skipped else "")
               + "".join(f"\n  {f}" for f in files))
@@ -309,8 +314,8 @@ def export_figures(args, params: list[tuple[str, str]]) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--screens", nargs="+", default=list(SCREENS), metavar="SCREEN",
-                        help="URL paths of the screens (home is /): " + " ".join(SCREENS) + " (default: all)")
+    parser.add_argument("--screens", nargs="+", default=list(BY_NAME), metavar="SCREEN",
+                        help="URL paths of the screens (home is /): " + " ".join(BY_NAME) + " (default: all)")
     parser.add_argument("--params", default="", help='URL parameters for every screen, e.g. "preset=book&query=2"')
     parser.add_argument("--presenter", action="store_true", help="add presenter=1 (the app's presenter mode)")
     parser.add_argument("--out", default="slides", help="folder for the images (default: ./slides)")
@@ -326,9 +331,9 @@ def main(argv=None) -> int:
     params = urllib.parse.parse_qsl(args.params.lstrip("?"), keep_blank_values=True)
     if args.presenter:
         params = [(k, v) for k, v in params if k != "presenter"] + [("presenter", "1")]
-    unknown = [s for s in args.screens if s not in SCREENS]
+    unknown = [s for s in args.screens if s not in BY_NAME]
     if unknown and (args.figures or Path(args.app).resolve() == ROOT / "app.py"):  # --app: any URL path
-        parser.error(f"unknown screen(s) {' '.join(unknown)}; choose from {' '.join(SCREENS)}")
+        parser.error(f"unknown screen(s) {' '.join(unknown)}; choose from {' '.join(BY_NAME)}")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     began = time.time()
     failed = export_figures(args, params) if args.figures else screenshots(args, params)

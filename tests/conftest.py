@@ -1,17 +1,23 @@
 """Shared fixtures: AppTest on the real app.py, with Streamlit's process-wide caches cleared."""
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+sys.path.insert(0, str(ROOT))  # `screens.registry` and `attention_core`, however pytest is started
+
+from screens.registry import BY_NAME  # noqa: E402
 
 
 def screen_file(page: str) -> str:
-    """The script behind a URL path: screens/scores.py for "scores", screens/why_scaling.py for "why-scaling"."""
-    return f"screens/{page.replace('-', '_')}.py"
+    """The script behind a URL path, as the registry lists it ("" or "home" is the home screen)."""
+    return BY_NAME[page or "home"].file
 
 
 def open_screen(page: str | None = None, **params) -> AppTest:
@@ -56,6 +62,17 @@ def page_text(at: AppTest) -> str:
     for frame in at.dataframe:
         parts.append(frame.value.to_string(float_format=lambda v: f"{v:.4f}"))
     return "\n".join(str(p) for p in parts)
+
+
+def table_shapes(at: AppTest) -> dict[str, str]:
+    """The shape each ui.table states above its table, by tensor name: {"inputs": "(6, 3)", ...}."""
+    found = (re.match(r"\*\*`(\w+)`\*\* · shape `(\([^`]*\))`", e.value) for e in at.markdown)
+    return {m.group(1): m.group(2) for m in found if m}
+
+
+def table(at: AppTest, first_column: str):
+    """The first table (a DataFrame) whose first column is named `first_column`."""
+    return next(f.value for f in at.dataframe if str(f.value.columns[0]) == first_column)
 
 
 @pytest.fixture(autouse=True)

@@ -14,21 +14,23 @@ import torch
 from attention_core.device import run_with_fallback
 from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS, tokenize
 from attention_core.presets import PARAMS, PRESETS
-from attention_core.stages import divisors
 from conftest import APP, screen_file, open_screen, page_text
+from screens.registry import BY_NAME, STAGES
 
-STAGES = ["scores", "softmax", "mask", "dropout", "heads"]
-TITLES = {"scores": "1 ·", "softmax": "2 ·", "mask": "3 ·", "dropout": "4 ·", "heads": "5 ·"}
 BOOK_PRESET = PRESETS["book"]
 
 
 # --- helpers -----------------------------------------------------------------------------------
 
 def assert_renders(at, screen: str) -> None:
-    """No exception, the screen's own title, and at least one chart or image drawn."""
+    """No exception, the screen's own title (it begins with the navigation's), and at least one chart or image drawn."""
     assert not at.exception, [e.value for e in at.exception]
-    assert at.title and at.title[0].value.startswith(TITLES[screen]), [t.value for t in at.title]
-    assert len(at.get("vega_lite_chart")) + len(at.get("imgs")) > 0
+    assert at.title and at.title[0].value.startswith(BY_NAME[screen].title), [t.value for t in at.title]
+    assert len(at.get("vega_lite_chart")) + len(at.get("image")) > 0
+
+
+def image_captions(at) -> list[str]:
+    return [img.caption for element in at.get("image") for img in element.proto.imgs]
 
 
 def notes(at) -> str:
@@ -222,8 +224,14 @@ def test_a_repeated_url_key_uses_the_last_value_with_a_note():
 def test_heads_that_do_not_divide_d_out_fall_back_with_a_note():
     at = open_screen("heads", d_out="6", heads="4")
     assert_renders(at, "heads")
-    assert "4 heads do not divide d_out = 6" in notes(at)
-    assert at.session_state["keep:heads"] in divisors(6)
+    assert "4 heads do not divide d_out = 6; showing 2 instead." in notes(at)  # the default, which divides 6
+    assert at.session_state["keep:heads"] == 2
+
+
+def test_the_largest_token_count_draws_the_matrix_as_an_image():
+    at = open_screen("scores", input="random", tokens="1024")
+    assert_renders(at, "scores")
+    assert any("1024 × 1024 drawn as an image" in c for c in image_captions(at)), image_captions(at)
 
 
 def test_d_out_of_one_leaves_one_head_with_a_note():
@@ -267,7 +275,7 @@ def test_dropout_p_0_changes_nothing_and_says_so():
     assert (sums["after dropout"] - sums["attn_weights"]).abs().max() < 1e-6
 
 
-@pytest.mark.parametrize("screen", STAGES)
+@pytest.mark.parametrize("screen", [s.name for s in STAGES])
 @pytest.mark.parametrize("source", [{"input": "random", "tokens": "1"}, {"input": "sentence", "text": "hello"}],
                          ids=["random", "sentence"])
 def test_one_token_renders_every_screen_with_a_note_and_no_nan(screen, source):

@@ -4,52 +4,52 @@ import json
 import numpy as np
 import torch
 
-from attention_core import charts, lesson
+from attention_core import charts, colour, lesson, matrix_images
 from conftest import chart_frames, open_screen
 
 
 def test_block_reduce_keeps_totals_and_maxima():
     rng = np.random.default_rng(0)
     m = rng.random((1000, 1000))  # 1000 is not a multiple of 4: edge blocks are partial
-    total = charts.block_reduce(m, 4, "sum")
-    peak = charts.block_reduce(m, 4, "max")
+    total = matrix_images.block_reduce(m, 4, "sum")
+    peak = matrix_images.block_reduce(m, 4, "max")
     assert total.shape == peak.shape == (250, 250)
     np.testing.assert_allclose(total.sum(), m.sum(), rtol=1e-12)
     assert peak.max() == m.max()
     np.testing.assert_allclose(total[0, 0], m[:4, :4].sum())
     assert peak[3, 7] == m[12:16, 28:32].max()
-    odd = charts.block_reduce(rng.random((10, 10)), 4, "max")
+    odd = matrix_images.block_reduce(rng.random((10, 10)), 4, "max")
     assert odd.shape == (3, 3)
 
 
 def test_block_reduce_ignores_masked_cells():
     scores = np.triu(np.full((8, 8), -np.inf), k=1) + np.tril(np.ones((8, 8)))
-    reduced = charts.block_reduce(scores, 4, "mean")
+    reduced = matrix_images.block_reduce(scores, 4, "mean")
     assert reduced[0, 0] == 1.0 and np.isnan(reduced[0, 1])  # top-right block is all future
 
 
 def test_overview_factor_keeps_images_at_most_256_pixels():
-    assert charts.overview_factor(64) == 1
-    assert charts.overview_factor(256) == 1
-    assert charts.overview_factor(1024) == 4
-    assert charts.overview_factor(1000) == 4
+    assert matrix_images.overview_factor(64) == 1
+    assert matrix_images.overview_factor(256) == 1
+    assert matrix_images.overview_factor(1024) == 4
+    assert matrix_images.overview_factor(1000) == 4
 
 
 def test_window_returns_the_exact_values():
     m = np.arange(100 * 100, dtype=float).reshape(100, 100)
-    part = charts.window(m, 10, 50, 32)
+    part = matrix_images.window(m, 10, 50, 32)
     assert part.shape == (32, 32)
     assert part[0, 0] == m[10, 50] and part[-1, -1] == m[41, 81]
 
 
 def test_images_use_the_heatmaps_colour_scales():
-    image = charts.matrix_image(np.array([[0.0, 1.0]]), "weights")
+    image = colour.matrix_image(np.array([[0.0, 1.0]]), "weights")
     assert image.shape == (1, 2, 3) and image.dtype == np.uint8
     assert image[0, 0].sum() > image[0, 1].sum()  # 0 is light, 1 is dark blue
-    masked = charts.matrix_image(np.array([[1.0, -np.inf]]), "scores")
-    assert tuple(masked[0, 1]) == (229, 231, 235)  # masked cells are grey
-    assert charts.colour_range(np.array([[-2.0, 1.0, -np.inf]]), "scores") == (-2.0, 2.0)
-    assert charts.colour_bar("weights").shape == (14, 256, 3)
+    masked = colour.matrix_image(np.array([[1.0, -np.inf]]), "scores")
+    assert tuple(masked[0, 1]) in (colour.MASKED_RGB, colour.MASKED_STRIPE)  # masked cells are hatched grey
+    assert colour.colour_range(np.array([[-2.0, 1.0, -np.inf]]), "scores") == (-2.0, 2.0)
+    assert colour.colour_bar("weights").shape == (14, 256, 3)
 
 
 def test_small_heatmaps_can_be_clicked():
@@ -59,8 +59,8 @@ def test_small_heatmaps_can_be_clicked():
 
 def test_gpt2_scale_screen_shows_an_overview_and_an_exact_window():
     at = open_screen("scores", preset="gpt2-small", proj="v1", window="101", window_key="90", window_size="32")
-    captions = [im.proto.caption if hasattr(im.proto, "caption") else "" for im in at.get("image")]
-    assert any("4 × 4 block" in str(im.proto) for im in at.get("image")), captions
+    captions = [img.caption for im in at.get("image") for img in im.proto.imgs]
+    assert any("4 × 4 block" in caption for caption in captions), captions
     window = [(spec, frames) for spec, frames in chart_frames(at)
               if "queries 101–132, keys 90–121" in json.dumps(spec.get("title", ""), ensure_ascii=False)]
     assert window, "zoom window chart missing"

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from attention_core import efficiency, stages
+from attention_core import efficiency, numbers, stages
 
 
 def test_course_and_sdpa_agree_within_1e_5_at_128_tokens_on_every_backend():
@@ -28,7 +28,7 @@ def test_backend_detection_finds_at_least_math_and_only_known_names():
 def test_weight_matrix_bytes():
     assert efficiency.weights_bytes(1, 12, 1024) == 50_331_648  # (1, 12, 1024, 1024) float32
     assert efficiency.weights_bytes(1, 12, 8192) == 3_221_225_472
-    assert efficiency.format_bytes(3_221_225_472) == "3.2 GB"
+    assert numbers.size_in_bytes(3_221_225_472) == "3.2 GB"
     assert efficiency.weights_bytes(2, 12, 1024, bytes_per_value=2) == 50_331_648
 
 

@@ -3,7 +3,7 @@ import json
 import xml.dom.minidom
 
 import numpy as np
-from attention_core import charts
+from attention_core import charts, colour
 from attention_core.ui import export
 from conftest import chart_specs, open_screen
 
@@ -33,7 +33,7 @@ def test_chart_exports_render_offline():
 
 
 def test_matrix_images_export_as_png():
-    png = export._image_png(charts.matrix_image(np.random.default_rng(0).random((70, 70))))
+    png = export._image_png(colour.matrix_image(np.random.default_rng(0).random((70, 70))))
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -183,3 +183,15 @@ def test_run_with_fallback_does_not_hide_other_errors():
 
     with pytest.raises(ValueError):
         device.run_with_fallback(compute, "cuda")
+
+
+def test_random_inputs_do_not_repeat_the_projection_weights_random_numbers():
+    # Same seed for inputs and weights (the GPT-2 preset): x must not share W_query's stream, or
+    # token t's query lines up with column t and each head shows a band of 64 bright rows.
+    from attention_core.modules import MultiHeadAttention
+    from attention_core.seeding import build_seeded
+    x = random_inputs(256, 256, 123)
+    mha = build_seeded(MultiHeadAttention, 123, 256, 256, 256, 0.0, 4)
+    q = mha.W_query(x)  # (T, d_out)
+    diagonal, off = q.diagonal().abs().mean(), q.abs().mean()
+    assert diagonal < 1.5 * off, (float(diagonal), float(off))

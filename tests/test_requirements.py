@@ -137,3 +137,19 @@ def test_this_environment_has_exactly_the_pinned_versions():
     here = "linux" if sys.platform.startswith("linux") else sys.platform
     pins = _pins_for(here if here in PLATFORMS else "linux", f"{sys.version_info.major}.{sys.version_info.minor}")
     assert _installed_pin_mismatches(pins) == []
+
+
+def test_the_cuda_requirements_are_requirements_txt_with_the_cuda_torch():
+    """requirements-cuda.txt (Linux with an NVIDIA GPU) pins the same tree, only torch differs."""
+    cuda_file = REQUIREMENTS.with_name("requirements-cuda.txt")
+    cuda_lines = [raw.split(" #", 1)[0].strip() for raw in cuda_file.read_text().splitlines()]
+    cuda_lines = [line for line in cuda_lines if line and not line.startswith("#")]
+    cuda_reqs = {canonicalize_name(Requirement(line).name): Requirement(line) for line in cuda_lines
+                 if not line.startswith("-")}
+    cpu_reqs = [r for r in _requirements() if canonicalize_name(r.name) != "torch"]
+    assert {canonicalize_name(r.name): str(r) for r in cpu_reqs} == {
+        name: str(r) for name, r in cuda_reqs.items() if name != "torch"}
+    torch_req = cuda_reqs["torch"]
+    assert str(torch_req.specifier) == f"=={TORCH}" and torch_req.marker is None  # no +cpu, any platform
+    assert [line for line in cuda_lines if line.startswith("-")] == [
+        "--extra-index-url https://download.pytorch.org/whl/cu128"]

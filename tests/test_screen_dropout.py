@@ -3,6 +3,8 @@ import json
 import re
 import time
 
+import torch
+
 from conftest import chart_specs, open_screen, page_text
 
 BOOK_DROPPED = ["2.0000", "0.7599", "0.6194", "0.6206", "0.4921", "0.4925", "0.3966", "0.3775", "0.3327"]
@@ -29,19 +31,44 @@ def test_selected_cell_arithmetic_is_computed():
     assert "0.3800 \\times 1 / 0.5 = 0.7599" in page_text(at)
 
 
-def test_every_control_changes_the_screen():
+def _metric(at, label_start: str) -> str:
+    return next(str(m.value) for m in at.metric if m.label.startswith(label_start))
+
+
+def _keep_mask(p: float, seed: int) -> torch.Tensor:
+    """The book's way: torch.manual_seed(seed), then nn.Dropout(p) on a (6, 6) weights tensor."""
+    torch.manual_seed(seed)
+    return torch.nn.Dropout(p)(torch.ones(6, 6)) != 0  # (6, 6), True where kept
+
+
+def _dropped_visible(p: float, seed: int) -> str:
+    return f"{int((~_keep_mask(p, seed)).tril().sum())} of 21"  # 21 visible cells below the causal mask
+
+
+def _cell(at) -> str:
+    return at.latex[0].value.strip("$\n")
+
+
+def test_every_control_changes_what_it_names():
     at = open_screen("dropout")
-    before = (page_text(at), chart_specs(at))
-    for change in (lambda: at.slider(key="dropout").set_value(0.2),
-                   lambda: at.number_input(key="dropout_seed").set_value(7),
-                   lambda: at.select_slider(key="query").set_value(4),
-                   lambda: at.select_slider(key="key").set_value(3),
-                   lambda: at.toggle(key="train").set_value(False)):
-        change().run()
-        assert not at.exception, [e.value for e in at.exception]
-        after = (page_text(at), chart_specs(at))
-        assert after != before
-        before = after
+    at.slider(key="dropout").set_value(0.2).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _metric(at, "Scale factor") == "× 1.2500"
+    assert _metric(at, "Visible weights dropped") == _dropped_visible(0.2, 123)
+    assert "/ 0.8 =" in _cell(at)
+    at.number_input(key="dropout_seed").set_value(7).run()
+    assert _metric(at, "Visible weights dropped") == _dropped_visible(0.2, 7)
+    assert any(m.label == "dropout vs torch.manual_seed(7); nn.Dropout(0.2)" for m in at.metric)
+    at.select_slider(key="query").set_value(4).run()
+    # alpha_41 of the book's causal weights (SelfAttention_v2, seed 789): row 4 is 0.2758, 0.2460, 0.2462, 0.2319
+    keep = int(_keep_mask(0.2, 7)[3, 0])
+    assert r"\alpha_{4,1}" in _cell(at) and rf"= 0.2758 \times {keep} / 0.8 =" in _cell(at), _cell(at)
+    at.select_slider(key="key").set_value(3).run()
+    keep = int(_keep_mask(0.2, 7)[3, 2])
+    assert r"\alpha_{4,3}" in _cell(at) and rf"= 0.2462 \times {keep} / 0.8 =" in _cell(at), _cell(at)
+    at.toggle(key="train").set_value(False).run()
+    assert _cell(at).endswith(r"= 0.2462 \quad \text{(eval mode)}"), _cell(at)
+    assert _metric(at, "Visible weights dropped") == "0 of 21" and _metric(at, "Scale factor") == "× 1 (dropout off)"
 
 
 def test_p_one_drops_everything_without_nan():

@@ -1,4 +1,6 @@
 """AppTest: the multi-head screen shows the book's numbers, offers only divisors, reacts to its controls."""
+import pytest
+
 from conftest import chart_specs, open_screen, page_text
 
 
@@ -56,11 +58,20 @@ def test_gpt2_small_renders_with_12_heads_of_64():
     assert len(heads) == 12  # 1024 tokens: every head drawn as an image, not Altair cells
 
 
-def test_heads_that_do_not_divide_d_out_fall_back_with_a_note():
-    at = open_screen("heads", d_out=12, heads=5)
-    assert any("5 heads do not divide d_out = 12" in w.value for w in at.warning)
-    assert int(at.select_slider(key="heads").value) in (1, 2, 3, 4, 6, 12)
-    assert metrics(at)["head_dim"] == str(12 // int(at.select_slider(key="heads").value))
+# The documented fallback (ui.clamp): the preset's value when it divides d_out, else the default's,
+# else the divisor nearest to the value asked for.
+@pytest.mark.parametrize("params, fallback", [
+    ({"d_out": 12, "heads": 5}, 2),  # a changed d_out leaves the book preset: the default, 2 heads
+    ({"d_out": 9, "heads": 4}, 3),  # 2 does not divide 9: the nearest divisor of 1, 3, 9 to 4
+    ({"preset": "gpt2-small", "heads": 5}, 12),  # the preset's own 12 heads, not the default 2
+], ids=["default", "nearest", "preset"])
+def test_heads_that_do_not_divide_d_out_fall_back_to_the_documented_value_with_a_note(params, fallback):
+    at = open_screen("heads", **params)
+    d_out = params.get("d_out", 768)
+    assert f"{params['heads']} heads do not divide d_out = {d_out}; showing {fallback} instead." in [
+        w.value for w in at.warning]
+    assert at.select_slider(key="heads").value == fallback
+    assert metrics(at)["num_heads"] == str(fallback) and metrics(at)["head_dim"] == str(d_out // fallback)
 
 
 def test_invalid_heads_in_url_shows_a_note_and_the_screen_renders():

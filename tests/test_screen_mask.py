@@ -1,7 +1,7 @@
 """AppTest: the causal-mask screen shows the book's numbers, both variants, the pitfalls, and scales."""
 import time
 
-from conftest import chart_specs, open_screen, page_text
+from conftest import open_screen, page_text
 
 
 def _frame(at, name):
@@ -65,17 +65,22 @@ def test_larger_context_length_gives_identical_weights():
     assert any(m.value == "0" for m in at.metric)  # max |difference| to context_length = 6
 
 
-def test_every_control_changes_the_screen():
+def test_every_control_changes_what_it_names():
     at = open_screen("mask")
-    before = (page_text(at), chart_specs(at))
-    for change in (lambda: at.select_slider(key="query").set_value(4),
-                   lambda: at.select_slider(key="key").set_value(3),
-                   lambda: at.slider(key="context_length").set_value(100)):
-        change().run()
-        assert not at.exception
-        after = (page_text(at), chart_specs(at))
-        assert after != before
-        before = after
+    weights = _frame(at, "attn_weights")
+    at.select_slider(key="query").set_value(4).run()
+    latex = [e.value.strip("$\n") for e in at.latex]
+    # the book's causal weights (seed 789), row 4: 0.2758, 0.2460, 0.2462, 0.2319; two future keys masked
+    assert latex[-1].startswith(r"\alpha_{4,1}") and latex[-1].endswith("= 0.2758"), latex
+    assert r"\underbrace{0 + 0}_{2\text{ future}}" in latex[1]
+    assert any("Without the mask “with” gives" in m.value for m in at.markdown)
+    at.select_slider(key="key").set_value(3).run()
+    latex = [e.value.strip("$\n") for e in at.latex]
+    assert latex[-1].startswith(r"\alpha_{4,3}") and latex[-1].endswith("= 0.2462"), latex
+    at.slider(key="context_length").set_value(100).run()
+    assert not at.exception
+    assert "(100, 100)" in page_text(at) and "mask[:6, :6]" in page_text(at)
+    assert _frame(at, "attn_weights").equals(weights)  # a longer buffer, sliced: the same weights
 
 
 def test_gpt2_small_renders_quickly():

@@ -6,19 +6,23 @@ Pages use `from attention_core import ui` and the names below.
 from attention_core.ui.cache import (causal, dropout_convergence, exercise_3_1, heads, mha_agreement, projection,
                                      why_scaling_histogram, why_scaling_sweep)
 from attention_core.ui.controls import heads_picker, key_picker, query_picker
-from attention_core.ui.display import (agreement, cached_chart, chart, device_badge, explain, font_scale, pitfall, pitfalls_toggle,
-                                       show_code, show_matrix, show_row, table, zoom_view)
+from attention_core.ui.checks import agreement, pitfall, pitfalls_toggle
+from attention_core.ui.code import show_code
+from attention_core.ui.display import device_badge, explain, table
+from attention_core.ui.heatmaps import show_matrix, show_row, zoom_view
+from attention_core.ui.vega import cached_chart, chart, font_scale
 from attention_core.ui.export import new_run
 from attention_core.ui.quiz import exercises, predict_first
 from attention_core.ui.readers import reader_questions
-from attention_core.ui.sidebar import Settings, current, sidebar
-from attention_core.ui.state import clamp, control, fragment, init_state, note, sync_url, value
+from attention_core.ui.settings import Settings
+from attention_core.ui.sidebar import current, sidebar
+from attention_core.ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
 from attention_core.ui.text import dot_product_latex, md_escape, short
 
 __all__ = [
     "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
-    "sync_url", "fragment", "value", "dot_product_latex", "md_escape", "short",
+    "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "reader_questions",
 ]

@@ -4,19 +4,13 @@ cache_resource shares one copy between all visitors: never mutate what these ret
 cache has max_entries, so memory stays bounded however many settings a class tries: at 1,024
 tokens a causal trace is about 36 MB and a heads trace about 100 MB.
 """
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
 import pandas as pd
 import streamlit as st
 import torch
 
 from attention_core import agreement, experiments, lesson
+from attention_core.ui.settings import Settings
 from attention_core.ui.state import value
-
-if TYPE_CHECKING:  # sidebar.py imports this module
-    from attention_core.ui.sidebar import Settings
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from attention_core.stages import divisors
-from attention_core.ui.sidebar import Settings
+from attention_core.ui.settings import Settings
 from attention_core.ui.state import clamp, control
 
 def _tokens(count: int) -> str:

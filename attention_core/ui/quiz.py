@@ -10,7 +10,7 @@ import streamlit as st
 from attention_core import exercises as ex
 from attention_core import quiz
 from attention_core.ui.cache import _x_key, exercise_3_1
-from attention_core.ui.sidebar import Settings
+from attention_core.ui.settings import Settings
 from attention_core.ui.state import sync_url, value
 from attention_core.ui.text import md_escape
 

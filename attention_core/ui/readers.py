@@ -7,7 +7,7 @@ import streamlit as st
 
 from attention_core import reader_questions as rq
 from attention_core.ui.cache import _x_key, cached_inputs
-from attention_core.ui.sidebar import Settings
+from attention_core.ui.settings import Settings
 from attention_core.ui.state import control
 
 

@@ -1,31 +1,13 @@
-"""The shared sidebar (preset, input, sizes, seed, device) and the Settings every screen reads."""
-from dataclasses import dataclass
-
+"""The shared sidebar (preset, input, sizes, seed, device): it makes the Settings every screen reads."""
 import streamlit as st
-import torch
 
 from attention_core import charts
 from attention_core.device import DEVICE_CHOICES, pick_device
 from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
-from attention_core.presets import BOOK_SEEDS, PARAMS
+from attention_core.presets import PARAMS
 from attention_core.ui.cache import cached_inputs
-from attention_core.ui.state import _on_preset_change, control, init_state, note, value
-
-@dataclass
-class Settings:
-    preset: str
-    x: torch.Tensor  # (T, d_in) on the CPU
-    tokens: list[str]
-    labels: list[str]  # unique axis labels
-    d_out: int
-    seed: int
-    device: str
-    device_note: str | None
-    notes: list[str]  # what was wrong with the URL or the typed sentence, shown on every screen
-
-    def seed_for(self, stage: str) -> int:
-        """The book preset uses the book's seed for each stage; otherwise the chosen seed."""
-        return BOOK_SEEDS[stage] if self.preset == "book" else self.seed
+from attention_core.ui.settings import Settings
+from attention_core.ui.state import control, init_state, note, on_preset_change, value
 
 
 def sidebar() -> Settings:
@@ -35,7 +17,7 @@ def sidebar() -> Settings:
                 format_func={"book": "Book example", "gpt2-small": "GPT-2 small (1024 tokens)",
                              "custom": "Custom"}.get,
                 help="The book example shows the book's printed numbers on every screen.",
-                on_change=_on_preset_change)
+                on_change=on_preset_change)
         kind = control(st.radio, "Input", "input", options=list(PARAMS["input"].choices),
                        format_func={"book": "The book's six vectors", "sentence": "A sentence",
                                     "random": "Random (size experiments)"}.get)
@@ -56,6 +38,11 @@ def sidebar() -> Settings:
                        "book reuses SelfAttention_v2's weights).")
         control(st.selectbox, "Device", "device", options=DEVICE_CHOICES,
                 format_func=lambda d: "auto (GPU if present)" if d == "auto" else d)
+        control(st.selectbox, "Colour of attention weights", "colour", options=list(PARAMS["colour"].choices),
+                format_func={"auto": "auto: 0 … 1 up to 16 tokens, shares above",
+                             "share": "share: against an even split (log)", "absolute": "0 … 1"}.get,
+                help="A query that sees n keys gives them 1/n on average: at 1,024 tokens a 0 … 1 scale "
+                     "is blank. 'share' colours each weight against 1/n, so a head's pattern shows at every size.")
         control(st.toggle, "Download buttons under charts", "downloads",
                 help="PNG and SVG of every chart, CSV of its numbers. Off keeps slider moves quick.")
         control(st.toggle, "Presenter mode", "presenter",

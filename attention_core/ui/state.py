@@ -18,17 +18,18 @@ def value(name: str):
     return st.session_state[KEEP + name]
 
 
-def _set(name: str, new) -> None:
+def set_value(name: str, new) -> None:
+    """Change a control from code (a click on a chart, a preset): its stored value and its widget."""
     st.session_state[KEEP + name] = new
     st.session_state[name] = new
 
 
 def _apply_preset(preset: str) -> None:
     for name, new in PRESETS.get(preset, {}).items():
-        _set(name, new)
+        set_value(name, new)
 
 
-def _on_preset_change(name: str = "preset") -> None:
+def on_preset_change(name: str = "preset") -> None:
     st.session_state[KEEP + name] = st.session_state[name]
     _apply_preset(st.session_state[name])
 
@@ -36,7 +37,7 @@ def _on_preset_change(name: str = "preset") -> None:
 def _on_shared_change(name: str) -> None:
     st.session_state[KEEP + name] = st.session_state[name]
     if st.session_state.get(KEEP + "preset") != "custom":
-        _set("preset", "custom")
+        set_value("preset", "custom")
 
 
 def init_state() -> None:
@@ -96,7 +97,7 @@ def clamp(name: str, options=None, low=None, high=None, fallback_note: str | Non
             fixed = min(options, key=lambda o: abs(o - current))
         else:
             fixed = min(max(current, low if low is not None else current), high if high is not None else current)
-    _set(name, fixed)
+    set_value(name, fixed)
     if fallback_note:
         note(fallback_note.format(old=current, new=fixed))
     return fixed

@@ -3,15 +3,12 @@ import re
 
 import torch
 
+from attention_core.numbers import short
+
+
 def md_escape(text: str) -> str:
     """User text (typed tokens) made literal inside st.markdown: no bold, links, math or HTML."""
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~])", r"\\\1", text)
-
-
-def short(number: float) -> str:
-    """4 decimals without trailing zeros: 0.55 stays 0.55, 0.95440 becomes 0.9544."""
-    text = f"{number:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def dot_product_latex(lhs: str, a_name: str, b_name: str, a, b, max_terms: int = 6) -> str:

@@ -1,0 +1,141 @@
+"""How numbers become colours, the same in Altair heatmaps and in the images of large matrices.
+
+Attention weights need care. A query that may see n keys gives them weights that average 1/n, so
+at 1,024 tokens a 0..1 scale paints every cell the colour of zero. The "share" scale colours a
+weight by how it compares with attending evenly: log2(weight × n), 0 meaning exactly 1/n. Its
+range is set per map, from the 2nd to the 98th percentile of the visible cells, so a head's
+pattern fills the palette whatever its size. Masked cells (the future, for a causal map) are not
+weights at all: they are drawn in a separate hatched grey that no weight can take.
+"""
+import numpy as np
+
+SHARE_AUTO_ABOVE = 16  # "auto": the plain 0..1 scale up to 16 tokens (the book's 6 read well), shares above
+MIN_SHARE_SPAN = 0.25  # log2 units: a perfectly even map is drawn on 0.92× .. 1.09× (pale to dark), not on noise
+
+BLUES = np.array([[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]], float)
+REDBLUE = np.array([[5, 48, 97], [67, 147, 195], [247, 247, 247], [214, 96, 77], [103, 0, 31]], float)
+# Shares: pale yellow (far below even) through green to deep blue (far above), so no share is grey.
+SHARES = np.array([[255, 255, 217], [199, 233, 180], [65, 182, 196], [34, 94, 168], [8, 29, 88]], float)
+BLUES_HEX = ["#f7fbff", "#c6dbef", "#6baed6", "#2171b5", "#08306b"]
+SHARES_HEX = ["#ffffd9", "#c7e9b4", "#41b6c4", "#225ea8", "#081d58"]
+MASKED_RGB = (156, 163, 175)  # grey, hatched with MASKED_STRIPE in images
+MASKED_STRIPE = (229, 231, 235)
+MASKED_HEX = "#9ca3af"
+
+
+def weight_scale(mode: str, tokens: int) -> str:
+    """'auto' resolves to the plain scale for small maps and to shares above SHARE_AUTO_ABOVE tokens."""
+    if mode == "auto":
+        return "absolute" if tokens <= SHARE_AUTO_ABOVE else "share"
+    return mode
+
+
+def masked_cells(weights) -> np.ndarray:
+    """Where a weights map is masked: for a causal map (every cell above the diagonal exactly 0 and a
+    non-zero below), the cells above the diagonal; otherwise nothing. Dropped cells (zeros below the
+    diagonal) are weights of 0, not masked."""
+    values = np.asarray(weights, dtype=np.float64)
+    rows, cols = values.shape
+    above = np.triu(np.ones((rows, cols), dtype=bool), k=1)
+    if rows < 2 or cols < 2 or not above.any():
+        return np.zeros((rows, cols), dtype=bool)
+    causal = bool((values[above] == 0).all()) and bool((values[~above] != 0).any())
+    return above if causal else np.zeros((rows, cols), dtype=bool)
+
+
+def shares(weights, masked: np.ndarray | None = None) -> np.ndarray:
+    """log2(weight × visible keys) per cell; masked cells are nan, a weight of exactly 0 is -inf."""
+    values = np.asarray(weights, dtype=np.float64)
+    masked = masked_cells(values) if masked is None else masked
+    visible = (~masked).sum(axis=1, keepdims=True).clip(min=1)  # keys each query may see
+    with np.errstate(divide="ignore"):
+        result = np.log2(values * visible)
+    result[masked] = np.nan
+    return result
+
+
+def share_range(share_values: np.ndarray) -> tuple[float, float]:
+    """The 2nd and 98th percentiles of the finite shares, at least MIN_SHARE_SPAN apart, around 0 when flat."""
+    finite = share_values[np.isfinite(share_values)]
+    if finite.size == 0:
+        return -MIN_SHARE_SPAN / 2, MIN_SHARE_SPAN / 2
+    low, high = (float(v) for v in np.percentile(finite, [2, 98]))
+    if high - low < MIN_SHARE_SPAN:
+        middle = (high + low) / 2
+        low, high = middle - MIN_SHARE_SPAN / 2, middle + MIN_SHARE_SPAN / 2
+    return low, high
+
+
+def times_even(log2_share: float) -> str:
+    """A share as plain words: 2 -> '4× even', -1 -> '0.5× even'."""
+    return f"{2 ** log2_share:.2g}× even"
+
+
+def colour_range(matrix, kind: str) -> tuple[float, float]:
+    """The values at the two ends of the colour bar (for "share": log2 shares)."""
+    if kind in ("weights", "mask"):
+        return 0.0, 1.0
+    if kind == "share":
+        return share_range(shares(matrix))
+    values = np.asarray(matrix, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    spread = float(np.abs(finite).max()) if finite.size else 1.0
+    return -spread, spread
+
+
+def _ramp(t: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    t = np.clip(t, 0, 1) * (len(palette) - 1)
+    low = np.floor(t).astype(int).clip(0, len(palette) - 2)
+    frac = (t - low)[..., None]
+    return palette[low] * (1 - frac) + palette[low + 1] * frac
+
+
+def _hatch(rgb: np.ndarray, where: np.ndarray) -> None:
+    """Masked pixels: diagonal grey stripes, unlike any colour of a palette."""
+    rows, cols = np.indices(where.shape)
+    stripe = ((rows + cols) // 3) % 2 == 0
+    rgb[where & stripe] = MASKED_RGB
+    rgb[where & ~stripe] = MASKED_STRIPE
+
+
+def matrix_image(matrix, kind: str = "weights", cell_px: int = 1, masked: np.ndarray | None = None,
+                 value_range: tuple[float, float] | None = None) -> np.ndarray:
+    """A matrix as an RGB image (uint8, cell_px pixels per cell), in the heatmaps' colours.
+
+    kind: "weights" (0..1 blues), "share" (values are log2 shares, see `shares`, over value_range),
+    "scores" (diverging around 0), "scores_unit" (scores already in -1..1). Infinite or missing
+    cells, and `masked` ones, are hatched grey.
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    missing = ~np.isfinite(values)
+    if kind == "share":
+        low, high = value_range or share_range(values)
+        t = (np.where(values == -np.inf, low, values) - low) / (high - low)
+        missing = np.isnan(values)
+        palette = SHARES
+    elif kind in ("scores", "scores_unit"):
+        finite = values[~missing]
+        spread = 1.0 if kind == "scores_unit" else (np.abs(finite).max() if finite.size else 1.0)
+        t = (values / (spread or 1.0) + 1) / 2
+        palette = REDBLUE
+    else:
+        t = values
+        palette = BLUES
+    rgb = _ramp(np.where(missing, 0, t), palette)
+    if masked is not None:
+        missing = missing | masked
+    if cell_px > 1:
+        rgb = rgb.repeat(cell_px, axis=0).repeat(cell_px, axis=1)
+        missing = missing.repeat(cell_px, axis=0).repeat(cell_px, axis=1)
+    _hatch(rgb, missing)
+    return rgb.round().astype(np.uint8)
+
+
+def colour_bar(kind: str, width: int = 256, height: int = 14) -> np.ndarray:
+    """A horizontal legend strip (RGB) with the same colours as matrix_image, low end on the left."""
+    ramp = np.tile(np.linspace(0, 1, width), (height, 1))
+    if kind == "scores":
+        return matrix_image(ramp * 2 - 1, "scores_unit")
+    if kind == "share":
+        return matrix_image(ramp, "share", value_range=(0.0, 1.0))
+    return matrix_image(ramp, kind)

@@ -1,0 +1,47 @@
+"""Every number the app prints, formatted in one place (plain Python: charts, notes and screens share it)."""
+import math
+
+import torch
+
+
+def short(number: float) -> str:
+    """4 decimals without trailing zeros: 0.55 stays 0.55, 0.95440 becomes 0.9544."""
+    text = f"{number:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def fixed(number: float, decimals: int = 4) -> str:
+    """A fixed number of decimals, with nan and ±inf spelled out (a masked cell shows -inf)."""
+    if math.isnan(number):
+        return "nan"
+    if math.isinf(number):
+        return "-inf" if number < 0 else "inf"
+    return f"{number:.{decimals}f}"
+
+
+def whole(number: float) -> str:
+    """1024 stays 1024; 2147483647 becomes 2,147,483,647 (not 2.14748e+09)."""
+    return f"{number:,.0f}" if abs(number) >= 10_000 else f"{number:g}"
+
+
+def size_in_bytes(count: float) -> str:
+    """Decimal units, as disk and GPU makers use: 3,221,225,472 bytes -> 3.2 GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{int(count)} bytes"
+
+
+def listing(values, limit: int = 8) -> str:
+    """The first `limit` values of a tensor as text: 4 decimals, or scientific once they overflow it."""
+    flat = torch.as_tensor(values).flatten()
+    shown = [f"{float(v):.4f}" if abs(float(v)) < 1e5 else f"{float(v):.3e}" for v in flat[:limit]]
+    return ", ".join(shown) + (", …" if flat.numel() > limit else "")
+
+
+def latex(number: float) -> str:
+    """A number for st.latex: `short` below 10^5, else a × 10^n."""
+    if abs(number) < 1e5:
+        return short(number)
+    mantissa, exponent = f"{number:.3e}".split("e")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"
