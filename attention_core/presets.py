@@ -55,6 +55,7 @@ PARAMS = {
     "layer": Param(int, 1, 1, 48),
     "head": Param(int, 1, 1, 64),
     "quiz": Param(bool, False),  # predict first: every screen asks before it shows the answer
+    "readers": Param(bool, False),  # the readers' questions next to the common mistakes
 }
 
 # The controls a preset sets. Page-local choices (query, dropout, ...) that a preset does not name

@@ -50,6 +50,8 @@ def screen():
     dropped, keep = stages.dropout(weights, p, seed, train)  # both (T, T)
     visible = stages.mask_simple(num_tokens)  # 1 where a query may see the key
     n_visible, n_dropped = int(visible.sum()), int((visible * (1 - keep)).sum())
+    if not ui.predict_first("dropout", settings, weights=weights, dropped=dropped, p=p, train=train, q=q):
+        st.stop()
 
     if not train:
         st.info("Eval mode (`model.eval()`): dropout is the identity, so the weights pass through unchanged. "
@@ -140,6 +142,7 @@ def screen():
     # --- checks and mistakes ------------------------------------------------------------------------
     ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
                    agreement.dropout_vs_nn(weights, p, seed) if train else 0.0)])
+    ui.reader_questions("dropout", settings, record=record, p=p, seed=seed, q=q)
     if ui.pitfalls_toggle():
         rate = p if 0 < p < 1 else 0.5
         module = build_seeded(CausalAttention, settings.seed_for("dropout"), settings.x.shape[-1], settings.d_out,

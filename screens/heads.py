@@ -31,6 +31,8 @@ def screen():
     with right:
         q = ui.query_picker(settings)
     head_dim = d_out // num_heads
+    if not ui.predict_first("heads", settings, d_in=d_in, d_out=d_out, num_heads=num_heads):
+        st.stop()
     mha_params = lesson.mha_parameter_count(d_in, d_out, num_heads)
     wrapper_params = lesson.wrapper_parameter_count(d_in, d_out, num_heads)
     for col, (label, shown) in zip(st.columns(4), [("num_heads", num_heads), ("head_dim", head_dim), ("d_out", d_out),
@@ -173,6 +175,7 @@ def screen():
             st.caption("nn.MultiheadAttention needs d_in = d_out (its queries have embed_dim features), so that "
                        "comparison appears when the two are equal.")
         ui.agreement(checks)
+        ui.reader_questions("heads", settings, num_heads=num_heads)
         if ui.pitfalls_toggle():
             flat = pitfalls.scale_by_model_dim(mha["queries"], mha["keys"], d_out)
             ui.pitfall("Scaling by √d_out instead of √head_dim", "attn_scores / d_out**0.5",
@@ -182,6 +185,7 @@ def screen():
                        "exponent.",
                        f"head 1, query {q + 1}: largest weight {float(flat['right'][0, 0, q].max()):.4f}, entropy "
                        f"{float(stages.entropy(flat['right'][0, 0, q])):.4f}.")
+    ui.exercises(settings, "3.2", "3.3")
 
 
 screen()

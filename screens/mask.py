@@ -37,6 +37,8 @@ def screen():
             st.caption(f"context_length = {MAX_TOKENS}: already the largest supported, equal to the number of tokens.")
 
     record, used, device_note = ui.causal(settings, "mask", context_length)
+    if not ui.predict_first("mask", settings, record=record, q=q, k=k):
+        st.stop()
     ui.device_badge(used, device_note or settings.device_note)
     weights, simple, simple_norm = record["attn_weights"], record["masked_simple"], record["masked_simple_norm"]
     unmasked, raw, scaled = record["unmasked_weights"], record["masked_scores"], record["scaled_scores"]
@@ -161,6 +163,7 @@ def screen():
     # --- checks and mistakes ------------------------------------------------------------------------
     ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(record)),
                   ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
+    ui.reader_questions("mask", settings, record=record)
     if ui.pitfalls_toggle():
         fp16 = pitfalls.mask_value_in_float16(record["attn_scores"])
         ui.pitfall("`-1e9` as the mask value in float16", "scores.half().masked_fill(mask, -1e9)",

@@ -29,6 +29,8 @@ def selected_query():
         q = ui.query_picker(settings)
     with right:
         k = ui.key_picker(settings)
+    if not ui.predict_first("scores", settings, scores=scores, q=q, proj=proj):
+        st.stop()
 
     query_name = settings.labels[q]
 
@@ -99,3 +101,4 @@ if ui.pitfalls_toggle():
                            f"No error, but the result has shape {shapes['wrong_result_shape']}."),
                f"keys.transpose(1, 2) {shapes['right_shape']} → scores {shapes['right_result_shape']}, "
                "one T × T matrix per sequence.")
+ui.exercises(settings, "3.1")

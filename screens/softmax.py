@@ -32,6 +32,8 @@ def screen():
 
     simple, used, device_note = ui.projection(settings, "none", "softmax")
     record, used, device_note = ui.projection(settings, "v1", "softmax")
+    if not ui.predict_first("softmax", settings, record=record, q=q):
+        st.stop()
     ui.device_badge(used, device_note or settings.device_note)
 
     # --- A: three normalisations of the simplified scores ----------------------------------------------

@@ -12,6 +12,8 @@ from attention_core.ui.display import device_badge, explain, table
 from attention_core.ui.heatmaps import show_matrix, show_row, zoom_view
 from attention_core.ui.vega import cached_chart, chart, font_scale
 from attention_core.ui.export import new_run
+from attention_core.ui.quiz import exercises, predict_first
+from attention_core.ui.readers import reader_questions
 from attention_core.ui.settings import Settings
 from attention_core.ui.sidebar import current, sidebar
 from attention_core.ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
@@ -22,4 +24,5 @@ __all__ = [
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
+    "predict_first", "exercises", "reader_questions",
 ]

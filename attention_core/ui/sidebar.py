@@ -47,6 +47,7 @@ def sidebar() -> Settings:
                 help="PNG and SVG of every chart, CSV of its numbers. Off keeps slider moves quick.")
         control(st.toggle, "Presenter mode", "presenter",
                 help="Big fonts, axis labels and cell values for a projector; long explanations folded.")
+        control(st.toggle, "Predict first (class mode)", "quiz", help="Each stage asks before it shows the answer.")
     if value("presenter"):
         # Streamlit sizes its text in rem, so one root size enlarges all of it (static CSS only).
         st.html("<style>html { font-size: 22px; }</style>")

@@ -1,0 +1,148 @@
+"""Predict-first questions: computed from the inputs, right answers pass, wrong ones fail, bad ones get a note."""
+import pytest
+import torch
+
+from attention_core import lesson, quiz, stages
+from attention_core.inputs import BOOK_INPUTS, BOOK_TOKENS, random_inputs, random_token_names
+
+TOKENS = list(BOOK_TOKENS)
+
+
+def _book(which="none", d_out=2):
+    return lesson.projection_trace(BOOK_INPUTS, which, d_out, 123, "cpu")[0]
+
+
+def _causal(x=BOOK_INPUTS, seed=789):
+    return lesson.causal_trace(x, 2, seed, x.shape[0], "cpu")[0]
+
+
+def _wrong_answer(question):
+    """Some answer that is readable but not right."""
+    if question.kind == "yesno":
+        return "no" if question.answer else "yes"
+    if question.kind == "choice":
+        return next(o for i, o in enumerate(question.options) if i not in question.answer)
+    return str(question.answer + 1)
+
+
+def _all_questions(x, tokens, q, k, p=0.3, seed=5):
+    scores_v1 = lesson.projection_trace(x, "v1", 4, seed, "cpu")[0]
+    causal = _causal(x, seed)
+    dropped, _ = stages.dropout(causal["attn_weights"], p, seed)
+    return (quiz.questions("scores", scores=_book()["attn_scores"] if x is BOOK_INPUTS else
+                           lesson.projection_trace(x, "none", 2, seed, "cpu")[0]["attn_scores"],
+                           tokens=tokens, q=q, proj="none")
+            + quiz.questions("scores", scores=scores_v1["attn_scores"], tokens=tokens, q=q, proj="v1")
+            + quiz.questions("softmax", record=scores_v1, tokens=tokens, q=q)
+            + quiz.questions("mask", record=causal, tokens=tokens, q=q, k=k)
+            + quiz.questions("dropout", weights=causal["attn_weights"], dropped=dropped, p=p, train=True,
+                             tokens=tokens, q=q)
+            + quiz.questions("heads", d_in=x.shape[-1], d_out=4, num_heads=2))
+
+
+def test_book_scores_largest_key_and_symmetry():
+    largest, symmetric = quiz.scores_questions(_book()["attn_scores"], TOKENS, 1, "none")
+    assert quiz.check(largest, "2 journey").ok is True
+    assert quiz.check(largest, "3 starts").ok is False
+    assert "1.4950" in largest.explanation and "1.4754" in largest.explanation
+    with_row = quiz.scores_questions(_book()["attn_scores"], TOKENS, 3, "none")[0]  # "with" scores "journey" highest
+    assert quiz.answer_text(with_row) == "2 journey" and quiz.check(with_row, "4 with").ok is False
+    assert quiz.check(symmetric, "yes").ok is True and quiz.check(symmetric, "no").ok is False
+    projected = quiz.scores_questions(_book("v1")["attn_scores"], TOKENS, 1, "v1")[1]  # q.k: W_q differs from W_k
+    assert quiz.check(projected, "no").ok is True and quiz.check(projected, "yes").ok is False
+    assert "1.8111" in projected.explanation and "1.8284" in projected.explanation
+
+
+def test_softmax_keeps_order_and_scaling_flattens():
+    order, sharper = quiz.softmax_questions(_book("v1"), TOKENS, 1)
+    assert quiz.check(order, "2 journey").ok is True and quiz.check(order, "1 Your").ok is False
+    assert quiz.check(sharper, "larger").ok is True and quiz.check(sharper, "smaller").ok is False
+    assert "0.2264" in sharper.explanation and "0.2507" in sharper.explanation
+    same = quiz.softmax_questions(_book("v1", d_out=1), TOKENS, 1)[1]  # d_k = 1: √1 changes nothing
+    assert quiz.answer_text(same) == "the same" and quiz.check(same, "larger").ok is False
+
+
+def test_mask_visible_keys_and_weight_change():
+    record = _causal()
+    for q in range(6):
+        count = quiz.mask_questions(record, TOKENS, q, 0)[0]
+        assert quiz.check(count, str(q + 1)).ok is True and quiz.check(count, str(q)).ok is False
+    assert quiz.answer_text(quiz.mask_questions(record, TOKENS, 1, 0)[1]) == "larger"
+    assert "0.2041" in quiz.mask_questions(record, TOKENS, 1, 0)[1].explanation
+    assert quiz.answer_text(quiz.mask_questions(record, TOKENS, 1, 3)[1]) == "exactly 0"
+    assert quiz.answer_text(quiz.mask_questions(record, TOKENS, 5, 2)[1]) == "the same"  # the last row has no future
+
+
+@pytest.mark.parametrize("p, train, right, wrong", [(0.1, True, "1.11", "10"), (0.2, True, "1.25", "5"),
+                                                    (0.5, True, "2", "0.5"), (0.5, False, "1", "2"),
+                                                    (0.0, True, "1", "2"), (1.0, True, "0", "1")])
+def test_dropout_scale_question(p, train, right, wrong):
+    weights = _causal()["attn_weights"]
+    dropped, _ = stages.dropout(weights, p, 123, train)
+    factor, row = quiz.dropout_questions(weights, dropped, p, train, TOKENS, 2)
+    assert quiz.check(factor, right).ok is True, factor.explanation
+    assert quiz.check(factor, wrong).ok is False
+    total = float(dropped[2].sum())
+    assert quiz.check(row, "yes" if abs(total - 1) < 1e-4 else "no").ok is True
+    assert f"{total:.4f}" in row.explanation
+
+
+def test_heads_questions():
+    head_dim, columns, params = quiz.heads_questions(3, 4, 2)
+    assert quiz.check(head_dim, "2").ok and not quiz.check(head_dim, "4").ok
+    assert quiz.check(columns, "8").ok and not quiz.check(columns, "4").ok
+    assert quiz.check(params, "no").ok and not quiz.check(params, "yes").ok
+    assert "56 with 1 head" in params.explanation and "72" in params.explanation  # 3·3·4 + 16 + 4; wrapper 2·3·3·4
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_every_question_on_random_inputs_both_ways(seed):
+    x = random_inputs(7, 4, seed)
+    tokens = random_token_names(7)
+    for question in _all_questions(x, tokens, q=seed % 7, k=(seed * 3) % 7, seed=seed):
+        right = (question.options[question.answer[0]] if question.kind == "choice" else
+                 ("yes" if question.answer else "no") if question.kind == "yesno" else str(question.answer))
+        assert quiz.check(question, right).ok is True, question.prompt
+        verdict = quiz.check(question, _wrong_answer(question))
+        assert verdict.ok is False and quiz.answer_text(question) in verdict.message, question.prompt
+
+
+@pytest.mark.parametrize("raw", [None, "", "   ", "abc", "nan", "inf", "-1", "1e400", "1/0", [1], {"a": 1}])
+def test_bad_answers_get_a_kind_note_never_an_exception(raw):
+    for question in _all_questions(BOOK_INPUTS, TOKENS, 1, 0):
+        verdict = quiz.check(question, raw)
+        assert verdict.ok is None, (question.prompt, raw, verdict)
+        assert verdict.message and "Traceback" not in verdict.message
+
+
+def test_out_of_range_numbers_get_a_note():
+    count = quiz.mask_questions(_causal(), TOKENS, 1, 0)[0]
+    verdict = quiz.check(count, "7")  # six tokens: no query sees seven keys
+    assert verdict.ok is None and "between 0 and 6" in verdict.message
+    assert quiz.check(count, "6").ok is False  # possible, but wrong
+
+
+def test_numbers_accept_commas_and_fractions():
+    weights = _causal()["attn_weights"]
+    factor = quiz.dropout_questions(weights, weights, 0.2, True, TOKENS, 1)[0]
+    for raw in ("1.25", "1,25", " 1.25 ", "1/0.8", "5/4", 1.25):
+        assert quiz.check(factor, raw).ok is True, raw
+
+
+def test_new_inputs_give_new_questions_and_rounds():
+    a = quiz.mask_questions(_causal(), TOKENS, 1, 0)
+    b = quiz.mask_questions(_causal(), TOKENS, 1, 0)
+    c = quiz.mask_questions(_causal(seed=1), TOKENS, 1, 0)
+    assert [q.qid for q in a] == [q.qid for q in b]
+    assert a[1].qid != c[1].qid
+    x = random_inputs(6, 3, 1)
+    assert quiz.round_id("mask", BOOK_INPUTS, 2, 789) == quiz.round_id("mask", BOOK_INPUTS.clone(), 2, 789)
+    assert quiz.round_id("mask", BOOK_INPUTS, 2, 789) != quiz.round_id("mask", x, 2, 789)
+    assert quiz.round_id("mask", BOOK_INPUTS, 2, 789) != quiz.round_id("mask", BOOK_INPUTS, 2, 790)
+    assert quiz.round_id("mask", BOOK_INPUTS, 2, 789) != quiz.round_id("dropout", BOOK_INPUTS, 2, 789)
+
+
+def test_ties_accept_every_largest_key():
+    scores = torch.tensor([[1.0, 2.0, 2.0], [0.0, 1.0, 0.0], [3.0, 0.0, 1.0]])
+    largest = quiz.scores_questions(scores, ["a", "b", "c"], 0)[0]
+    assert quiz.check(largest, "2 b").ok and quiz.check(largest, "3 c").ok and not quiz.check(largest, "1 a").ok

@@ -1,0 +1,107 @@
+"""AppTest: quiz=1 hides each stage until its predictions are checked; presenter mode reveals with one
+button; bad answers get notes; the exercises and the readers' questions work on their screens."""
+import pytest
+
+from conftest import open_screen, page_text
+
+# A heading each stage shows only after its answer is revealed.
+AFTER = {"scores": "One cell, by hand", "softmax": "Three ways to normalise (ω = x · x, §3.3.1)",
+         "mask": "The book's two ways, side by side", "dropout": "Row sums and the average over many draws",
+         "heads": "Cutting d_out into heads"}
+
+
+def _headings(at):
+    return [h.value for kind in ("header", "subheader") for h in at.get(kind)]
+
+
+def _quiz_widgets(at):
+    return [w for w in list(at.radio) + list(at.text_input) + list(at.selectbox) if str(w.key).startswith("quiz:")]
+
+
+def _button(at, suffix):
+    return next(b for b in at.button if str(b.key).endswith(suffix))
+
+
+@pytest.mark.parametrize("stage", list(AFTER))
+def test_each_stage_asks_before_it_shows(stage):
+    at = open_screen(stage, quiz=1)
+    assert "Predict first" in _headings(at) and AFTER[stage] not in _headings(at)
+    assert len(_quiz_widgets(at)) >= 2
+    _button(at, ":skip").click().run()  # "show me without predicting"
+    assert not at.exception
+    assert AFTER[stage] in _headings(at)
+    assert any(i.value.startswith("Answer:") for i in at.info)
+
+
+def test_without_quiz_nothing_is_asked():
+    at = open_screen("mask")
+    assert "Predict first" not in _headings(at) and AFTER["mask"] in _headings(at)
+
+
+def test_mask_answers_checked_with_real_numbers():
+    at = open_screen("mask", quiz=1)
+    _button(at, ":check").click().run()  # nothing answered yet
+    assert not at.exception and AFTER["mask"] not in _headings(at)
+    notes = [i.value for i in at.info]
+    assert any("Type a number first" in n for n in notes) and any("Pick one of the options" in n for n in notes)
+    at.text_input[0].input("three").run()
+    _button(at, ":check").click().run()
+    assert any("is not a number" in i.value for i in at.info) and AFTER["mask"] not in _headings(at)
+    at.text_input[0].input("3").run()  # wrong: query 2 sees 2 keys
+    next(r for r in _quiz_widgets(at) if r.key.split(":")[-2] == "change").set_value("larger").run()
+    _button(at, ":check").click().run()
+    assert not at.exception and AFTER["mask"] in _headings(at)
+    assert any("Not quite: you said 3; the answer is 2" in w.value for w in at.warning)
+    assert any("Right" in s.value and "0\\.5517" in s.value for s in at.success)  # the real weight
+    at.select_slider(key="query").set_value(4).run()  # exploring does not ask again ...
+    assert AFTER["mask"] in _headings(at)
+    at.session_state["keep:input"] = "random"  # ... new inputs do
+    at.run()
+    assert not at.exception and AFTER["mask"] not in _headings(at) and "Predict first" in _headings(at)
+
+
+def test_presenter_mode_shows_the_question_large_and_reveals():
+    at = open_screen("dropout", quiz=1, presenter=1)
+    assert not _quiz_widgets(at)  # the room answers aloud
+    assert any("what are the weights that survive multiplied by" in s.value for s in at.subheader)
+    assert AFTER["dropout"] not in _headings(at)
+    next(b for b in at.button if b.label == "Reveal").click().run()
+    assert not at.exception and AFTER["dropout"] in _headings(at)
+    assert any("Answer: 2\\." in i.value and "1/\\(1 − p\\)" in i.value for i in at.info)
+
+
+def test_exercise_3_1_on_the_scores_screen():
+    at = open_screen("scores")
+    at.radio(key="exercise:3.1").set_value("weight").run()
+    _button(at, "exercise:3.1:check").click().run()
+    assert any("PyTorch refuses" in w.value for w in at.warning)
+    at.radio(key="exercise:3.1").set_value("weight.T").run()
+    assert not any("PyTorch refuses" in w.value for w in at.warning)  # a new answer needs a new check
+    _button(at, "exercise:3.1:check").click().run()
+    assert any("Right: the outputs agree" in s.value for s in at.success)
+
+
+def test_exercises_3_2_and_3_3_on_the_heads_screen():
+    at = open_screen("heads")
+    at.text_input(key="exercise:3.2").input("two").run()
+    _button(at, "exercise:3.2:check").click().run()
+    assert any("is not a number" in i.value for i in at.info) and not at.exception
+    at.text_input(key="exercise:3.2").input("1").run()
+    _button(at, "exercise:3.2:check").click().run()
+    assert any("(2, 6, 2)" in s.value.replace("\\", "") for s in at.success)
+    for name, raw in (("d_in", "768"), ("d_out", "768"), ("context_length", "1024"), ("num_heads", "12")):
+        at.text_input(key=f"exercise:3.3:{name}").input(raw)
+    at.text_input(key="exercise:3.3:count").input("2360064").run()
+    _button(at, "exercise:3.3:check").click().run()
+    assert any("2,360,064" in s.value for s in at.success) and not at.exception
+    assert "2,360,064" in page_text(at)  # the worked solution's count
+
+
+def test_readers_questions_are_computed_on_their_screens():
+    text = page_text(open_screen("dropout", readers=1))
+    assert "1.1111" in text and "1/p" in text  # nn.Dropout's survivor value at p = 0.1
+    assert "nan" in text and "Dropout on the scores" in text
+    text = page_text(open_screen("mask", readers=1))
+    assert "not on the expected device cpu" in text and "'mask', 'W_query.weight'" in text
+    text = page_text(open_screen("heads", readers=1))
+    assert "token 4 · col 1" in text and "(1, 6, 4)" in text  # book: d_out 2, 2 heads; head 2 gets tokens 4-6
