@@ -44,7 +44,7 @@ import time
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,6 +179,7 @@ class Interaction:
     bytes: int = 0
     fragment: bool = False  # the rerun was of one @st.fragment only
     server: str = ""  # the app server that answered (the APP_SERVER cookie); "" without a balancer
+    at: float = field(default_factory=time.monotonic)  # when it ended (time.monotonic)
 
 
 @dataclass
