@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,35 +107,61 @@ def haproxy_binary() -> str:
 
 
 @contextmanager
-def cluster(n: int = 2, port: int | None = None, sticky: bool = True, check_inter: str = "2s",
-            check_fall: int = 2, check_rise: int = 2, extra_args: tuple = (), start_timeout: float = 120):
-    """N app servers and HAProxy in front, on loopback; yields a Cluster; stops them all on exit."""
+def app_servers(n: int = 2, extra_args: tuple = (), start_timeout: float = 120):
+    """N `streamlit run app.py` on free loopback ports, started side by side; yields {name: AppServer}."""
+    managers = [streamlit_server(ROOT / "app.py", tuple(extra_args), start_timeout) for _ in range(n)]
+    with ExitStack() as stack:
+        with ThreadPoolExecutor(max_workers=n) as pool:  # each waits for its own health check
+            futures = [pool.submit(m.__enter__) for m in managers]
+        servers, failure = {}, None
+        for number, (manager, future) in enumerate(zip(managers, futures), start=1):
+            try:
+                base, proc, log = future.result()
+            except Exception as error:  # the others still get stopped by the stack
+                failure = failure or error
+                continue
+            stack.push(manager.__exit__)
+            servers[f"app{number}"] = AppServer(f"app{number}", base, proc, log)
+        if failure:
+            raise failure
+        yield servers
+
+
+@contextmanager
+def balancer(servers: dict, port: int | None = None, sticky: bool = True, check_inter: str = "2s",
+             check_fall: int = 2, check_rise: int = 2):
+    """Debian's haproxy with deploy/haproxy.cfg in front of `servers` ({name: AppServer}); yields a Cluster."""
     port = port or free_port()
     stats_port = free_port()
-    with ExitStack() as stack:
-        result = Cluster(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{stats_port}/stats;csv")
-        for number in range(1, n + 1):
-            base, proc, log = stack.enter_context(
-                streamlit_server(ROOT / "app.py", tuple(extra_args), start_timeout))
-            result.servers[f"app{number}"] = AppServer(f"app{number}", base, proc, log)
-        workdir = Path(tempfile.mkdtemp(prefix="haproxy-"))
-        result.config = workdir / "haproxy.cfg"
-        result.config.write_text(render_config(
-            {name: s.url.removeprefix("http://") for name, s in result.servers.items()}, sticky))
-        env = os.environ | {"BIND": f"127.0.0.1:{port}", "STATS_BIND": f"127.0.0.1:{stats_port}",
-                            "CHECK_INTER": check_inter, "CHECK_FALL": str(check_fall),
-                            "CHECK_RISE": str(check_rise)}
-        log = workdir / "haproxy.log"
-        with open(log, "wb") as out:  # -db: stay in the foreground, so this process owns it
-            result.haproxy = subprocess.Popen([haproxy_binary(), "-db", "-f", str(result.config)],
-                                              env=env, stdout=out, stderr=subprocess.STDOUT)
-        stack.callback(_stop, result.haproxy)
+    result = Cluster(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{stats_port}/stats;csv", dict(servers))
+    workdir = Path(tempfile.mkdtemp(prefix="haproxy-"))
+    result.config = workdir / "haproxy.cfg"
+    result.config.write_text(render_config(
+        {name: s.url.removeprefix("http://") for name, s in servers.items()}, sticky))
+    env = os.environ | {"BIND": f"127.0.0.1:{port}", "STATS_BIND": f"127.0.0.1:{stats_port}",
+                        "CHECK_INTER": check_inter, "CHECK_FALL": str(check_fall), "CHECK_RISE": str(check_rise)}
+    log = workdir / "haproxy.log"
+    with open(log, "wb") as out:  # -db: stay in the foreground, so this process owns it
+        result.haproxy = subprocess.Popen([haproxy_binary(), "-db", "-f", str(result.config)],
+                                          env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
         wait_healthy(result.url, time.time() + 30, result.haproxy, log)
         deadline = time.monotonic() + 30  # servers start DOWN until their first check passes
         while not all(s["status"].startswith("UP") for s in result.status().values()):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"app servers not UP in HAProxy: {result.status()}")
             time.sleep(0.1)
+        yield result
+    finally:
+        _stop(result.haproxy)
+
+
+@contextmanager
+def cluster(n: int = 2, port: int | None = None, sticky: bool = True, check_inter: str = "2s",
+            check_fall: int = 2, check_rise: int = 2, extra_args: tuple = (), start_timeout: float = 120):
+    """N app servers and HAProxy in front, on loopback; yields a Cluster; stops them all on exit."""
+    with app_servers(n, extra_args, start_timeout) as servers, \
+            balancer(servers, port, sticky, check_inter, check_fall, check_rise) as result:
         yield result
 
 

@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 import pytest
 
 from browser import CHROMIUM, CHROMIUM_ARGS, ROOT, exceptions, require_browser, wait_idle
-from cluster import COOKIE, cluster, render_config
+from cluster import COOKIE, app_servers, balancer, cluster, render_config
 from load_test import Student, timed
 
 SCREEN = "scores?input=random&tokens=128"
@@ -33,6 +33,13 @@ def require_haproxy():
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail("haproxy not found (Debian: apt-get install haproxy); .ci/run installs it")
         pytest.skip("haproxy not found (Debian: apt-get install haproxy)")
+
+
+@pytest.fixture(scope="module")
+def servers(chromium):
+    """Two app servers, shared by a sticky and an unsticky balancer (the failover test has its own)."""
+    with app_servers(2) as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +101,8 @@ def test_deploy_config_is_valid_and_the_local_one_differs_only_in_its_servers():
     assert "cookie" not in "".join(line.split("#")[0] for line in unsticky.splitlines())
 
 
-def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its_state(chromium):
-    with cluster(2) as c:
+def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its_state(chromium, servers):
+    with balancer(servers) as c:
         landed = []
         for seed in range(4):
             context = chromium.new_context()
@@ -113,7 +120,7 @@ def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its
 
             page.locator(".st-key-query input[type=range]").focus()
             page.keyboard.press("ArrowRight")
-            settle(page)
+            wait_idle(page)
             chosen = page.locator(".st-key-query input[type=range]").input_value()
             assert "query=" in page.url
             page.reload()
@@ -126,7 +133,7 @@ def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its
         assert {name: row["status"] for name, row in c.status().items()} == {"app1": "UP", "app2": "UP"}
 
 
-def test_without_stickiness_the_session_runs_but_its_images_are_asked_of_the_wrong_process(chromium):
+def test_without_stickiness_the_session_runs_but_its_images_are_asked_of_the_wrong_process(chromium, servers):
     """What breaks without the cookie, and why the cookie is still required.
 
     The websocket is one long connection, so the session (its script runs, its state) stays on
@@ -135,16 +142,16 @@ def test_without_stickiness_the_session_runs_but_its_images_are_asked_of_the_wro
     store has never seen them (404, a broken image). A reconnect (a network blip, a laptop lid)
     would also land on any process and start a new session there.
     """
-    with cluster(2, sticky=False) as c:
+    with balancer(servers, sticky=False) as c:
         context = chromium.new_context()
         page, statuses = open_screen(context, f"{c.url}/{SCREEN}&seed=11")
         assert server_of(context) is None
         assert exceptions(page) == [] and page.locator("h1").count() >= 1  # the session itself works
         count, loaded, paths = images(page)
-        # Round robin per request: asked again and again, each image is found on one process only.
-        for path in paths:
-            answers = {status_of(c.url + path) for _ in range(4)}
-            assert answers == {200, 404}, (path, answers)
+        # Round robin per request: asked again and again, this seed's matrix is found on one process
+        # only (the colour bar, the same picture for every seed, may be in both stores by now).
+        answers = {path: {status_of(c.url + path) for _ in range(4)} for path in paths}
+        assert {200, 404} in answers.values(), answers
         print(f"\nwithout stickiness: {loaded} of {count} images loaded in Chromium; "
               f"media responses {sorted(statuses)}")
         context.close()
@@ -167,7 +174,7 @@ def students_running(url: str, count: int, results: list):
                 await timed(s, results, "open", "scores", page_name="scores")
             else:
                 await timed(s, results, f"move {key}", "scores", widgets=[state], fragment_id=s.fragment_of(key))
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.2)
         await s.close()
 
     async def all_students():
@@ -190,8 +197,8 @@ def test_failover_takes_a_stopped_server_out_and_its_students_get_a_fresh_sessio
             page, _ = open_screen(context, f"{c.url}/{SCREEN}&query=3&seed={21 + len(browsers)}")
             browsers.setdefault(server_of(context), (context, page))
         results = []
-        with students_running(c.url, 6, results):
-            time.sleep(3)
+        with students_running(c.url, 4, results):
+            time.sleep(2)
             stopped_at = time.monotonic()
             c.stop_server("app2")  # SIGTERM, and wait until the process is gone
             exited_after = time.monotonic() - stopped_at
@@ -209,7 +216,7 @@ def test_failover_takes_a_stopped_server_out_and_its_students_get_a_fresh_sessio
             assert server_of(browsers["app2"][0]) == "app1"
             assert moved.locator(".st-key-query input[type=range]").input_value() == "2"  # query=3, from the URL
             assert exceptions(moved) == []
-            time.sleep(2)  # the students keep working on app1
+            time.sleep(1)  # the students keep working on app1
         failed = [i for i in results if i.error]
         after = [i for i in results if i.at > stopped_at]
         students = {i.session for i in results}
