@@ -819,8 +819,11 @@ def cluster_run(args, n: int) -> tuple[str, dict]:
         with cluster(n, extra_args=tuple(options_of(args))) as c:
             report, summary = asyncio.run(go(c.url, {name: s.pid for name, s in c.servers.items()}))
             status = c.status()
+            haproxy_cpu = cpu_seconds(c.haproxy.pid)
             report += "\nHAProxy at the end: " + ", ".join(
-                f"{name} {row['status']} ({row['stot']} connections)" for name, row in status.items()) + "\n"
+                f"{name} {row['status']} ({row['stot']} connections)" for name, row in status.items()) + (
+                f"; HAProxy's own CPU over the whole run (warm-up included): {haproxy_cpu:.1f} s"
+                if haproxy_cpu is not None else "") + "\n"
     except KeyboardInterrupt:
         sys.exit("interrupted; the servers and HAProxy this script started have been stopped")
     return report, summary

@@ -129,6 +129,7 @@ def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its
             assert page.locator(".st-key-query input[type=range]").input_value() == chosen
             assert images(page)[0] == images(page)[1] >= 2 and exceptions(page) == []
             context.close()
+        print(f"\nsticky: 4 browsers landed on {landed}")
         assert sorted(set(landed)) == ["app1", "app2"], landed  # round robin spread the browsers
         assert {name: row["status"] for name, row in c.status().items()} == {"app1": "UP", "app2": "UP"}
 
