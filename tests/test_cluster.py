@@ -1,6 +1,6 @@
 """Two app servers behind Debian's HAProxy (scripts/cluster.py), driven by Chromium: stickiness and failover.
 
-Loopback only. The screen is scores at 128 random tokens: above 64 tokens a matrix is drawn as an
+Loopback only. The screen is scores at 80 random tokens: above 64 tokens a matrix is drawn as an
 image, and an image lives in the media store of the ONE process that drew it. Media URLs are content
 hashes, so two processes that drew the same picture both have it: each browser here gets its own
 seed (its own pictures), as students exploring on their own do.
@@ -23,7 +23,7 @@ from browser import CHROMIUM, CHROMIUM_ARGS, ROOT, exceptions, require_browser, 
 from cluster import COOKIE, app_servers, balancer, cluster, render_config
 from load_test import Student, timed
 
-SCREEN = "scores?input=random&tokens=128"
+SCREEN = "scores?input=random&tokens=80"
 MEDIA_IMAGES = "[...document.images].filter(i => i.src.includes('/media/'))"
 
 
