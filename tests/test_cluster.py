@@ -64,13 +64,17 @@ def server_of(context) -> str | None:
     return next((c["value"] for c in context.cookies() if c["name"] == COOKIE), None)
 
 
-def open_screen(context, url: str):
-    """A page on `url`, its run over and every image of the media store loaded or failed; (page, media statuses)."""
+def open_screen(context, url: str, wait: bool = True):
+    """A page on `url`, its run over and every image of the media store loaded or failed; (page, media statuses).
+
+    wait=False returns once the page has loaded, so that several browsers' runs can overlap.
+    """
     page = context.new_page()
     statuses = []
     page.on("response", lambda r: statuses.append(r.status) if "/media/" in r.url else None)
     page.goto(url)
-    settle(page)
+    if wait:
+        settle(page)
     return page, statuses
 
 
@@ -103,10 +107,13 @@ def test_deploy_config_is_valid_and_the_local_one_differs_only_in_its_servers():
 
 def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its_state(chromium, servers):
     with balancer(servers) as c:
-        landed = []
-        for seed in range(4):
-            context = chromium.new_context()
-            page, statuses = open_screen(context, f"{c.url}/{SCREEN}&seed={seed + 1}")
+        # Four students, each with its own seed; their pages load side by side, as in a class.
+        contexts = [chromium.new_context() for _ in range(4)]
+        opened = [open_screen(context, f"{c.url}/{SCREEN}&seed={n + 1}", wait=False)
+                  for n, context in enumerate(contexts)]
+        landed, chosen = [], []
+        for context, (page, statuses) in zip(contexts, opened):
+            settle(page)
             server = server_of(context)
             assert server in c.servers, f"no {COOKIE} cookie naming an app server: {context.cookies()}"
             landed.append(server)
@@ -117,16 +124,18 @@ def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its
             assert [status_of(c.servers[server].url + p) for p in paths] == [200] * count
             # (The colour bar is the same picture for every seed, so the other process may have drawn it too.)
             assert 404 in [status_of(c.servers[other].url + p) for p in paths]
-
+        for page, _ in opened:  # each moves its slider: the app writes the new value to the URL
             page.locator(".st-key-query input[type=range]").focus()
             page.keyboard.press("ArrowRight")
+        for page, _ in opened:
             wait_idle(page)
-            chosen = page.locator(".st-key-query input[type=range]").input_value()
             assert "query=" in page.url
-            page.reload()
+            chosen.append(page.locator(".st-key-query input[type=range]").input_value())
+            page.reload(wait_until="commit")
+        for context, (page, _), server, value in zip(contexts, opened, landed, chosen):
             settle(page)
             assert server_of(context) == server  # still the same process
-            assert page.locator(".st-key-query input[type=range]").input_value() == chosen
+            assert page.locator(".st-key-query input[type=range]").input_value() == value
             assert images(page)[0] == images(page)[1] >= 2 and exceptions(page) == []
             context.close()
         print(f"\nsticky: 4 browsers landed on {landed}")
@@ -192,11 +201,14 @@ def students_running(url: str, count: int, results: list):
 def test_failover_takes_a_stopped_server_out_and_its_students_get_a_fresh_session(chromium):
     inter, fall = 0.25, 2
     with cluster(2, check_inter=f"{int(inter * 1000)}ms", check_fall=fall, check_rise=1) as c:
-        browsers = {}  # app server -> (context, page): one browser on each
+        browsers = {}  # app server -> (context, page): one browser on each (round robin alternates)
         while len(browsers) < 2:
-            context = chromium.new_context()
-            page, _ = open_screen(context, f"{c.url}/{SCREEN}&query=3&seed={21 + len(browsers)}")
-            browsers.setdefault(server_of(context), (context, page))
+            contexts = [chromium.new_context() for _ in range(2)]
+            pages = [open_screen(context, f"{c.url}/{SCREEN}&query=3&seed={21 + n}", wait=False)[0]
+                     for n, context in enumerate(contexts)]
+            for context, page in zip(contexts, pages):
+                settle(page)
+                browsers.setdefault(server_of(context), (context, page))
         results = []
         with students_running(c.url, 4, results):
             time.sleep(2)
