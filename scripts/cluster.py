@@ -154,6 +154,7 @@ def balancer(servers: dict, port: int | None = None, sticky: bool = True, check_
         yield result
     finally:
         _stop(result.haproxy)
+        shutil.rmtree(workdir, ignore_errors=True)  # its config and log (a failed start showed the log already)
 
 
 @contextmanager

@@ -15,12 +15,11 @@ import time
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
-from urllib.parse import urlparse
 
 import pytest
 
 from browser import CHROMIUM, CHROMIUM_ARGS, ROOT, exceptions, require_browser, wait_idle
-from cluster import COOKIE, app_servers, balancer, cluster, render_config
+from cluster import COOKIE, app_servers, balancer, cluster, haproxy_binary, render_config
 from load_test import Student, timed
 
 SCREEN = "scores?input=random&tokens=80"
@@ -91,7 +90,7 @@ def images(page) -> tuple[int, int, list[str]]:
 
 def test_deploy_config_is_valid_and_the_local_one_differs_only_in_its_servers():
     require_haproxy()
-    check = subprocess.run(["haproxy", "-c", "-f", str(ROOT / "deploy" / "haproxy.cfg")],
+    check = subprocess.run([haproxy_binary(), "-c", "-f", str(ROOT / "deploy" / "haproxy.cfg")],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     local = render_config({"app1": "127.0.0.1:1", "app2": "127.0.0.1:2", "app3": "127.0.0.1:3"})
