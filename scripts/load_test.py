@@ -1,4 +1,4 @@
-"""A class on one Streamlit process: a load test, a memory soak and a cold-start timer.
+"""A class on one Streamlit process, or on several behind HAProxy: a load test, a memory soak, a cold start.
 
     python scripts/load_test.py                      # 30 students for 120 s on a server it starts
     python scripts/load_test.py --quick              # 5 students for 20 s
@@ -7,6 +7,10 @@
     python scripts/load_test.py --soak               # RSS after warm-up, then after 100 and 1,000 more reruns
     python scripts/load_test.py --cold-start         # `streamlit run` -> home page rendered in Chromium
     python scripts/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a server already running
+    python scripts/load_test.py --servers 2          # 2 app servers behind HAProxy (scripts/cluster.py)
+    python scripts/load_test.py --compare 1,2 --sessions 30 --duration 60 --preset gpt2-small
+                                                     # 1, then 2 servers behind HAProxy, same run: the speed-up
+    python scripts/load_test.py --url http://127.0.0.1:8501 --pid 1234,5678   # a balancer already running
 
 Each simulated student speaks Streamlit's own websocket protocol (/_stcore/stream, subprotocol
 "streamlit", binary BackMsg/ForwardMsg protobufs), as the browser does: it opens a screen, then
@@ -15,6 +19,11 @@ screens, and pauses between moves. An interaction is one rerun request with a ch
 value, timed until the server's `script_finished`. The server's memory (VmRSS from
 /proc/<pid>/status) is sampled every second. Everything is bounded: a per-interaction timeout, an
 overall deadline, and the server it started is stopped on exit (Ctrl-C included). Loopback only.
+
+Through a balancer (--servers, --compare, or --url of one), each student keeps the APP_SERVER cookie
+HAProxy sets on its first websocket, as a browser does, and sends it again when it reconnects. The
+report then says how students split across servers: each server's share of students and
+interactions, its CPU and its memory. The warm-up visits every screen once on every server.
 
 What the protocol sessions do not do: draw charts or fetch images (the browser does that after
 script_finished). --browsers adds real Chromium sessions that measure what a student sees.
@@ -35,18 +44,21 @@ import time
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import websockets  # noqa: E402  (installed with streamlit)
+from cluster import COOKIE, cluster  # noqa: E402
 from local_server import streamlit_server, wait_healthy  # noqa: E402
+from screens import registry  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
 
-STAGES = ["scores", "softmax", "mask", "dropout", "heads"]  # URL paths of the five stage screens
+STAGES = [s.url_path for s in registry.STAGES]  # URL paths of the chapter's stage screens
 MOVABLE = ("query", "key", "dropout", "heads")  # page widgets a student drags (keys; see presets.PARAMS)
 SIDEBAR_MOVE = "d_out"  # moved now and then (it leaves the preset, as a curious student would)
 WIDGET_ID = re.compile(r"^\$\$ID-[0-9a-f]{32}-(?P<key>.+)$")  # Streamlit's id of a keyed widget
@@ -110,10 +122,16 @@ def cpu_seconds(pid: int | None) -> float | None:
 
 
 class MemorySampler:
-    """Samples the server's RSS every `interval` seconds in a thread: (seconds since start, MB)."""
+    """Samples the servers' RSS every `interval` seconds in a thread: (seconds since start, MB summed).
 
-    def __init__(self, pid: int | None, interval: float = 1.0):
-        self.pid, self.interval, self.samples = pid, interval, []
+    `pids`: one process id, or {server name: pid} for several; `peaks` keeps each one's largest RSS.
+    """
+
+    def __init__(self, pids: int | dict | None, interval: float = 1.0):
+        pids = pids if isinstance(pids, dict) else {"server": pids}
+        self.pids = {name: pid for name, pid in pids.items() if pid}
+        self.pid = bool(self.pids)
+        self.interval, self.samples, self.peaks, self.last = interval, [], {}, {}
         self._stop = threading.Event()
         self._t0 = time.monotonic()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -134,10 +152,16 @@ class MemorySampler:
             self._stop.wait(self.interval)
 
     def now(self) -> float | None:
-        value = rss_mb(self.pid) if self.pid else None
-        if value is not None:
-            self.samples.append((time.monotonic() - self._t0, value))
-        return value
+        values = {name: rss_mb(pid) for name, pid in self.pids.items()}
+        values = {name: mb for name, mb in values.items() if mb is not None}
+        if not values:
+            return None
+        for name, mb in values.items():
+            self.peaks[name] = max(mb, self.peaks.get(name, 0.0))
+        self.last.update(values)
+        total = sum(values.values())
+        self.samples.append((time.monotonic() - self._t0, total))
+        return total
 
     def elapsed(self) -> float:
         return time.monotonic() - self._t0
@@ -154,6 +178,8 @@ class Interaction:
     error: str | None = None
     bytes: int = 0
     fragment: bool = False  # the rerun was of one @st.fragment only
+    server: str = ""  # the app server that answered (the APP_SERVER cookie); "" without a balancer
+    at: float = field(default_factory=time.monotonic)  # when it ended (time.monotonic)
 
 
 @dataclass
@@ -174,9 +200,12 @@ class Student:
 
     largest_seen = 0  # the largest single ForwardMsg any student received, bytes
 
-    def __init__(self, base: str, number: int, timeout: float, rng: random.Random, params: str = ""):
+    def __init__(self, base: str, number: int, timeout: float, rng: random.Random, params: str = "",
+                 server: str = ""):
         self.ws_url = base.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + "/_stcore/stream"
         self.number, self.timeout, self.rng, self.params = number, timeout, rng, params
+        self.server = server  # the balancer's cookie: which app server this browser sticks to
+        self.first_server = ""  # where the student landed first (its share in the report)
         self.ws = None
         self.query_string = params  # the address bar: the shared link first, then what the app writes
         self.page_hash = ""
@@ -185,10 +214,19 @@ class Student:
         self.last_sent = {}  # key -> value this student last chose
 
     async def connect(self):
+        cookie = {"Cookie": f"{COOKIE}={self.server}"} if self.server else None
         self.ws = await asyncio.wait_for(
             websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=self.timeout,
-                               ping_interval=20, ping_timeout=self.timeout, close_timeout=5),
+                               ping_interval=20, ping_timeout=self.timeout, close_timeout=5,
+                               additional_headers=cookie),
             self.timeout)
+        # HAProxy names the server in the handshake's answer when it picks one (a first visit, or
+        # the cookie's server is down); a browser keeps that cookie, and so does the student.
+        for header in self.ws.response.headers.get_all("Set-Cookie"):
+            name, _, value = header.split(";")[0].partition("=")
+            if name.strip() == COOKIE:
+                self.server = value.strip()
+        self.first_server = self.first_server or self.server
 
     async def close(self):
         if self.ws is not None:
@@ -294,7 +332,8 @@ async def timed(student: Student, results: list, kind: str, screen: str, **rerun
         run = await student.rerun(**rerun_args)
     except (asyncio.TimeoutError, websockets.ConnectionClosed, OSError) as error:
         why = "timeout" if isinstance(error, asyncio.TimeoutError) else f"{type(error).__name__}: {error}"
-        results.append(Interaction(student.number, kind, screen, time.perf_counter() - start, why[:300]))
+        results.append(Interaction(student.number, kind, screen, time.perf_counter() - start, why[:300],
+                                   server=student.server))
         await student.close()
         try:
             await student.connect()
@@ -304,7 +343,7 @@ async def timed(student: Student, results: list, kind: str, screen: str, **rerun
             pass  # the next interaction records the failure
         return None
     results.append(Interaction(student.number, kind, screen, run.seconds, "; ".join(run.errors) or None, run.bytes,
-                               bool(rerun_args.get("fragment_id"))))
+                               bool(rerun_args.get("fragment_id")), student.server))
     return run
 
 
@@ -328,7 +367,7 @@ async def student_session(base, number, args, deadline, results, rng, ready):
             results.append(Interaction(number, "open", screen, 0.0, f"connect: {type(error).__name__}: {error}"))
             return
         await timed(student, results, "open", screen, page_name=screen)
-        ready.append(number)
+        ready.append(student)
         while time.monotonic() < deadline:
             for _ in range(rng.randint(2, 4)):
                 await asyncio.sleep(rng.uniform(0.5, 1.5) * args.think)
@@ -352,9 +391,12 @@ async def student_session(base, number, args, deadline, results, rng, ready):
         await student.close()
 
 
-async def warm_up(base, args, results) -> None:
-    """One student visits every screen and moves each slider once (imports, caches, first charts)."""
-    student = Student(base, 0, args.timeout * 3, random.Random(0), args.params)
+async def warm_up(base, args, results, server: str = "") -> None:
+    """One student visits every screen and moves each slider once (imports, caches, first charts).
+
+    `server`: the app server to warm behind a balancer (sent as the balancer's cookie).
+    """
+    student = Student(base, 0, args.timeout * 3, random.Random(0), args.params, server)
     await student.connect()
     try:
         await timed(student, results, "open", "home", page_name="")
@@ -508,14 +550,20 @@ def verdict(ok: bool) -> str:
 
 # --- the three modes ---------------------------------------------------------------------------
 
-async def load_run(base, pid, args) -> str:
+async def load_run(base, pids, args) -> tuple[str, dict]:
+    """The load test; `pids` is one server's pid, or {name: pid} of the app servers behind a balancer.
+
+    Returns the markdown report and a summary (interactions/s, median, p95, errors) for --compare.
+    """
     results, warm = [], []
-    with MemorySampler(pid) as memory:
+    servers = pids if isinstance(pids, dict) else {}
+    with MemorySampler(pids) as memory:
         marks = {}
         idle = memory.now()
         if idle is not None:
-            marks["idle server"] = (memory.elapsed(), idle)
-        await asyncio.wait_for(warm_up(base, args, warm), args.timeout * 3 * (2 + 6 * len(args.screens)))
+            marks["idle server" + ("s (sum)" if len(servers) > 1 else "")] = (memory.elapsed(), idle)
+        for name in servers or [""]:  # every app server, each through its cookie
+            await asyncio.wait_for(warm_up(base, args, warm, name), args.timeout * 3 * (2 + 6 * len(args.screens)))
         await asyncio.sleep(1)
         after_warm = memory.now()
         if after_warm is not None:
@@ -533,7 +581,7 @@ async def load_run(base, pid, args) -> str:
             thread.start()
             browser_threads.append(thread)
         cpu0 = time.process_time()
-        server_cpu0 = cpu_seconds(pid)
+        cpu_before = {name: cpu_seconds(pid) for name, pid in memory.pids.items()}
 
         async def mark_mid():
             await asyncio.sleep(args.duration / 2)
@@ -555,7 +603,9 @@ async def load_run(base, pid, args) -> str:
             await asyncio.to_thread(thread.join, 2 * args.timeout + 30)
         wall = time.monotonic() - start
         cpu = time.process_time() - cpu0
-        server_cpu = (cpu_seconds(pid) - server_cpu0) if server_cpu0 is not None else None
+        cpu_by_server = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in memory.pids.items()
+                         if cpu_before[name] is not None and cpu_seconds(pid) is not None}
+        server_cpu = sum(cpu_by_server.values()) if cpu_by_server else None
         end = memory.now()
         if end is not None:
             marks["end of run"] = (memory.elapsed(), end)
@@ -567,7 +617,9 @@ async def load_run(base, pid, args) -> str:
     peak = max(load_samples) if load_samples else None
     growth = (marks["end of run"][1] - marks["mid-run"][1]) if {"end of run", "mid-run"} <= marks.keys() else None
     largest = max((i.bytes for i in results), default=0)
-    lines = header(f"Load test: {args.sessions} students for {args.duration:.0f} s", args)
+    processes = max(1, len(servers))
+    lines = header(f"Load test: {args.sessions} students for {args.duration:.0f} s"
+                   + (f" on {len(servers)} app server(s) behind HAProxy" if servers else ""), args)
     lines += [f"- Students connected: {len(ready)} of {args.sessions} (ramp-up {args.ramp:.0f} s), "
               f"think time {args.think:.1f} s ± 50 %, screens {', '.join(args.screens)}"
               + (f", plus {args.browsers} Chromium session(s)" if args.browsers else ""),
@@ -579,13 +631,16 @@ async def load_run(base, pid, args) -> str:
               f"load generator CPU {cpu:.0f} s (it shares the machine with the server)",
               *([f"- Server CPU: {server_cpu:.0f} s in {wall:.0f} s ({100 * server_cpu / wall:.0f} % of one core), "
                  f"{server_cpu / max(1, len(results)):.2f} s per interaction: one process runs Python on about "
-                 f"one core at a time (the GIL), so it serves at most about {len(results) / server_cpu:.1f} "
-                 f"interactions/s like these"] if server_cpu else []),
+                 f"one core at a time (the GIL), so {processes} process(es) serve at most about "
+                 f"{processes * len(results) / server_cpu:.1f} interactions/s like these, given as many free cores"]
+                if server_cpu else []),
               f"- Largest websocket message {Student.largest_seen / 1024:.0f} KiB (server.maxMessageSize: 200 MB); "
               f"most bytes in one interaction {largest / 1024:.0f} KiB", "",
               "## Time per interaction (rerun request → script_finished; browser rows: key press → run done)", "",
               *timing_rows(results), *error_lines(results + warm), "",
-              "## Server memory (VmRSS)", "", *memory_rows(samples, marks), "",
+              *(split_rows(servers, ready, results, cpu_by_server, memory) if servers else []),
+              "## Server memory (VmRSS" + (", summed over the app servers)" if len(servers) > 1 else ")"), "",
+              *memory_rows(samples, marks), "",
               "## Targets", "", "| target | measured | met |", "|---|---|---|",
               f"| {TARGETS['sessions']} students connected | {len(ready)} of {args.sessions} | "
               f"{verdict(len(ready) >= TARGETS['sessions'])}"
@@ -595,12 +650,40 @@ async def load_run(base, pid, args) -> str:
         p95 = percentile(ok_times, 95)
         lines.append(f"| p95 ≤ {TARGETS['p95_s']:g} s (protocol interactions) | {p95:.2f} s | "
                      f"{verdict(p95 <= TARGETS['p95_s'])} |")
+    if len(memory.peaks) > 1:  # the memory target is per process
+        peak = max(memory.peaks.values())
     if peak is not None:
-        lines.append(f"| RSS ≤ {TARGETS['rss_mb']} MB | peak {peak:.0f} MB | {verdict(peak <= TARGETS['rss_mb'])} |")
+        lines.append(f"| RSS ≤ {TARGETS['rss_mb']} MB (per process) | peak {peak:.0f} MB | "
+                     f"{verdict(peak <= TARGETS['rss_mb'])} |")
     if growth is not None:
         lines.append(f"| RSS flat after warm-up (second half ≤ +{TARGETS['flat_mb']} MB) | {growth:+.0f} MB | "
                      f"{verdict(growth <= TARGETS['flat_mb'])} |")
-    return "\n".join(lines) + "\n"
+    summary = {"servers": processes, "interactions": len(results), "seconds": wall, "rate": len(results) / wall,
+               "median": statistics.median(ok_times) if ok_times else None,
+               "p95": percentile(ok_times, 95) if ok_times else None, "errors": len(errors),
+               "connected": len(ready), "server_cpu": server_cpu}
+    return "\n".join(lines) + "\n", summary
+
+
+def split_rows(servers, students, results, cpu_by_server, memory) -> list[str]:
+    """How students split across the app servers: each one's share, work, CPU and memory."""
+    rows = ["## How students split across servers", "",
+            "A student counts for the server it landed on first (HAProxy's cookie); an interaction for the "
+            "server that answered it.", "",
+            "| server | pid | students | share | interactions | server CPU s | RSS peak MB | RSS end MB |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    landed = [s.first_server for s in students]
+    answered = [i.server for i in results if i.error is None]
+    for name, pid in servers.items():
+        rows.append(f"| {name} | {pid or '–'} | {landed.count(name)} | "
+                    f"{100 * landed.count(name) / max(1, len(landed)):.0f} % | {answered.count(name)} | "
+                    + (f"{cpu_by_server[name]:.0f}" if name in cpu_by_server else "–") + " | "
+                    + " | ".join(f"{d[name]:.0f}" if name in d else "–" for d in (memory.peaks, memory.last)) + " |")
+    moved = sum(1 for s in students if s.server != s.first_server)
+    unknown = sum(1 for n in landed if n not in servers)
+    rows += ["", f"Students who ended on another server than they started on (a reconnect after a failure): "
+             f"{moved}." + (f" Students whose server was not named by a cookie: {unknown}." if unknown else ""), ""]
+    return rows
 
 
 async def soak_run(base, pid, args) -> str:
@@ -715,6 +798,62 @@ def cold_start(args) -> str:
     return "\n".join(lines) + "\n"
 
 
+async def first(pair):
+    return (await pair)[0]
+
+
+def options_of(args) -> list[str]:
+    return [part for option in args.option for part in ("--" + option.split("=", 1)[0], option.split("=", 1)[1])]
+
+
+def cluster_run(args, n: int) -> tuple[str, dict]:
+    """The load test on N fresh app servers behind HAProxy (scripts/cluster.py), stopped afterwards."""
+    def quiet_cancel(loop, context):
+        if not isinstance(context.get("exception"), asyncio.CancelledError):
+            loop.default_exception_handler(context)
+
+    async def go(base, pids):
+        asyncio.get_running_loop().set_exception_handler(quiet_cancel)
+        return await load_run(base, pids, args)
+    try:
+        with cluster(n, extra_args=tuple(options_of(args))) as c:
+            report, summary = asyncio.run(go(c.url, {name: s.pid for name, s in c.servers.items()}))
+            status = c.status()
+            haproxy_cpu = cpu_seconds(c.haproxy.pid)
+            report += "\nHAProxy at the end: " + ", ".join(
+                f"{name} {row['status']} ({row['stot']} connections)" for name, row in status.items()) + (
+                f"; HAProxy's own CPU over the whole run (warm-up included): {haproxy_cpu:.1f} s"
+                if haproxy_cpu is not None else "") + "\n"
+    except KeyboardInterrupt:
+        sys.exit("interrupted; the servers and HAProxy this script started have been stopped")
+    return report, summary
+
+
+def compare(args, counts: list[int]) -> str:
+    """The same load (students, seed, duration) on 1, 2, ... app servers behind HAProxy, one after the other."""
+    runs = [cluster_run(args, n) for n in counts]
+    base = runs[0][1]
+    lines = header(f"Scaling: {args.sessions} students for {args.duration:.0f} s on "
+                   f"{' then '.join(map(str, counts))} app server(s) behind HAProxy", args)
+    lines += ["Every run goes through HAProxy (so the balancer is not what differs), on fresh servers warmed "
+              "the same way, with the same students (seed). Interactions are counted between the end of the "
+              "warm-up and the deadline.", "",
+              "| app servers | students connected | interactions | per s | speed-up | median s | p95 s | errors |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for _, s in runs:
+        lines.append(f"| {s['servers']} | {s['connected']} | {s['interactions']} | {s['rate']:.2f} | "
+                     f"{s['rate'] / base['rate']:.2f}× | "
+                     + " | ".join(f"{s[k]:.2f}" if s[k] is not None else "–" for k in ("median", "p95"))
+                     + f" | {s['errors']} |")
+    if len(runs) > 1 and counts[0] == 1:
+        best = runs[-1][1]
+        ratio, errors = best["rate"] / base["rate"], sum(s["errors"] for _, s in runs)
+        lines += ["", f"Target: ≥ 1.6× the interactions/s of one process with {counts[-1]} processes, 0 errors: "
+                  f"{ratio:.2f}×, {errors} errors, met: {verdict(ratio >= 1.6 and errors == 0)} "
+                  f"(on {os.cpu_count()} cores; the target assumes as many free cores as processes)."]
+    return "\n".join(lines + ["", *("\n".join(["---", "", r]) for r, _ in runs)]) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -722,7 +861,11 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=120, help="seconds of load (default 120)")
     parser.add_argument("--quick", action="store_true", help="5 students for 20 s (soak: 20 then 100 reruns)")
     parser.add_argument("--url", help="a running server on this machine (default: start one on a free port)")
-    parser.add_argument("--pid", type=int, help="that server's process id, for its memory")
+    parser.add_argument("--pid", help="that server's process id, for its memory; behind a balancer, the app "
+                                      "servers' pids in order (app1,app2,...), comma-separated")
+    parser.add_argument("--servers", type=int, help="start N app servers behind HAProxy (scripts/cluster.py)")
+    parser.add_argument("--compare", help="e.g. 1,2: the same load on 1, then 2 servers behind HAProxy, "
+                                          "and the speed-up")
     parser.add_argument("--preset", choices=["book", "gpt2-small", "custom"], default="book")
     parser.add_argument("--params", default=None, help="extra URL query string, e.g. 'input=random&tokens=256'")
     parser.add_argument("--screens", default=",".join(STAGES), help="URL paths students visit (comma-separated)")
@@ -751,8 +894,13 @@ def main() -> None:
     args.screens = [s.strip() for s in args.screens.split(",") if s.strip()]
     params = [] if args.preset == "book" else [f"preset={args.preset}"]
     args.params = "&".join(params + ([args.params] if args.params else []))
+    if (args.servers or args.compare) and (args.soak or args.cold_start or args.url):
+        parser.error("--servers and --compare are for the load test on servers it starts")
+    pids = [int(p) for p in (args.pid or "").split(",") if p.strip()]
 
-    if args.cold_start:
+    if args.compare:
+        report = compare(args, [int(n) for n in args.compare.split(",")])
+    elif args.cold_start:
         report = cold_start(args)
     else:
         def quiet_cancel(loop, context):  # Ctrl-C cancels the students; that needs no traceback
@@ -761,16 +909,17 @@ def main() -> None:
 
         async def go(base, pid):
             asyncio.get_running_loop().set_exception_handler(quiet_cancel)
-            return await (soak_run(base, pid, args) if args.soak else load_run(base, pid, args))
+            return await (soak_run(base, pid, args) if args.soak else first(load_run(base, pid, args)))
         try:
             if args.url:
                 require_loopback(args.url)
                 wait_healthy(args.url.rstrip("/"), time.time() + 30)
-                report = asyncio.run(go(args.url.rstrip("/"), args.pid))
+                named = {f"app{n + 1}": pid for n, pid in enumerate(pids)} if len(pids) > 1 else None
+                report = asyncio.run(go(args.url.rstrip("/"), named or (pids[0] if pids else None)))
+            elif args.servers:
+                report = cluster_run(args, args.servers)[0]
             else:
-                options = [part for option in args.option for part in ("--" + option.split("=", 1)[0],
-                                                                      option.split("=", 1)[1])]
-                with local_server(options) as (base, pid, log):
+                with local_server(options_of(args)) as (base, pid, log):
                     report = asyncio.run(go(base, pid))
                     tail = [line for line in log.read_text(errors="replace").splitlines()
                             if "Traceback" in line or "Error" in line][-5:]
