@@ -33,7 +33,7 @@ def test_chart_exports_render_offline():
 
 
 def test_matrix_images_export_as_png():
-    png = export._image_png(colour.matrix_image(np.random.default_rng(0).random((70, 70))))
+    png = export.png_bytes(colour.matrix_image(np.random.default_rng(0).random((70, 70))))
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -95,3 +95,20 @@ def test_too_large_a_setting_shows_a_note_instead_of_computing():
     assert any("would need" in w.value for w in at.warning)
     assert "2,360,064" in page_text(at)
     assert not at.get("image")
+
+
+def test_a_query_move_at_gpt2_size_re_uses_the_encoded_images(monkeypatch):
+    # Encoding twelve 512 x 512 maps costs tens of ms each: a move that changes only the query must
+    # neither recompute nor re-encode them, and must send the same image bytes (the same URLs).
+    from attention_core.ui import heatmaps
+    encoded = []
+    real = heatmaps.png_bytes
+    monkeypatch.setattr(heatmaps, "png_bytes", lambda image: encoded.append(1) or real(image))
+    at = open_screen("heads", preset="gpt2-small")
+    first = [image.proto.imgs[0].url for image in at.get("image")]
+    assert len(first) >= 12 and encoded
+    encoded.clear()
+    at.select_slider(key="query").set_value(500).run()
+    assert not at.exception
+    assert encoded == []
+    assert [image.proto.imgs[0].url for image in at.get("image")] == first

@@ -1,14 +1,16 @@
 """Cached calls into attention_core, keyed on plain values (Streamlit cannot hash tensors).
 
-cache_resource shares one copy between all visitors: never mutate what these return. Every
-cache has max_entries, so memory stays bounded however many settings a class tries: at 1,024
-tokens a causal trace is about 36 MB and a heads trace about 100 MB.
+Every cache is shared by all visitors: never mutate what these return. The traces are large and
+their size depends on the settings (a heads trace is 100 MB at 1,024 tokens, a few kB at the
+book's 6), so their caches are bounded in bytes (byte_cache.py); the small ones by entry count.
+Budgets: traces 350 MB in all, a class's worth of GPT-2-sized settings.
 """
 import pandas as pd
 import streamlit as st
 import torch
 
 from attention_core import agreement, experiments, lesson
+from attention_core.ui.byte_cache import byte_cache
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import value
 
@@ -23,7 +25,7 @@ def _x_key():
     return (value("input"), value("text"), value("positions"), value("tokens"), value("d_in"), value("seed"))
 
 
-@st.cache_resource(max_entries=8, show_spinner="Computing…")
+@byte_cache(max_mb=80, spinner="Computing…")
 def _projection(x_key, which, d_out, seed, device):
     return lesson.projection_trace(cached_inputs(*x_key).x, which, d_out, seed, device)
 
@@ -33,7 +35,7 @@ def projection(settings: Settings, which: str, stage: str):
     return _projection(_x_key(), which, settings.d_out, settings.seed_for(stage), settings.device)
 
 
-@st.cache_resource(max_entries=8, show_spinner="Computing…")
+@byte_cache(max_mb=80, spinner="Computing…")
 def _causal(x_key, d_out, seed, context_length, device):
     return lesson.causal_trace(cached_inputs(*x_key).x, d_out, seed, context_length, device)
 
@@ -43,7 +45,7 @@ def causal(settings: Settings, stage: str, context_length: int):
     return _causal(_x_key(), settings.d_out, settings.seed_for(stage), context_length, settings.device)
 
 
-@st.cache_resource(max_entries=4, show_spinner="Computing the heads…")
+@byte_cache(max_mb=190, spinner="Computing the heads…")
 def _heads(x_key, d_out, num_heads, seed, context_length, device):
     return lesson.heads_trace(cached_inputs(*x_key).x, d_out, num_heads, seed, context_length, device)
 

@@ -33,14 +33,16 @@ def _vega_svg(spec: dict) -> str:
     return vl_convert.vegalite_to_svg(inline(spec))
 
 
-def _image_png(image: np.ndarray) -> bytes:
+def png_bytes(image: np.ndarray) -> bytes:
+    """An RGB array as PNG bytes."""
     from PIL import Image  # Pillow comes with Streamlit
     buffer = io.BytesIO()
     Image.fromarray(image).save(buffer, format="PNG")
     return buffer.getvalue()
 
 
-def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | None = None, table=None) -> None:
+def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | bytes | None = None,
+                     table=None) -> None:
     """PNG + SVG of a Vega-Lite chart (or PNG of an image) and CSV of its numbers, in a popover.
 
     table: a function returning the DataFrame to save (called on click only).
@@ -57,7 +59,8 @@ def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | No
             st.download_button("PNG (2×)", lambda: _vega_png(spec), f"{slug}.png", "image/png", key=f"png:{slug}")
             st.download_button("SVG", lambda: _vega_svg(spec), f"{slug}.svg", "image/svg+xml", key=f"svg:{slug}")
         if image is not None:
-            st.download_button("PNG", lambda: _image_png(image), f"{slug}.png", "image/png", key=f"png:{slug}")
+            st.download_button("PNG", image if isinstance(image, bytes) else lambda: png_bytes(image), f"{slug}.png",
+                               "image/png", key=f"png:{slug}")
         if table is not None:
             st.download_button("CSV", lambda: table().to_csv(index=True).encode(), f"{slug}.csv", "text/csv",
                                key=f"csv:{slug}")

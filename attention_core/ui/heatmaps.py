@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 
 from attention_core import charts, colour, matrix_images
-from attention_core.ui.export import download_buttons
+from attention_core.ui.export import download_buttons, png_bytes
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import clamp, control, fragment, set_value, value
 from attention_core.ui.vega import cached_image, cached_spec, digest, draw_spec, font_scale
@@ -49,13 +49,12 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
             draw_spec(spec, title, frame, width="content")
         return
     shade_kind = "share" if scale_mode == "share" else kind
-    image, blocks, (low, high) = cached_image(("image", digest(values), shade_kind),
-                                              lambda: matrix_images.overview(values, shade_kind))
-    st.image(image, caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
-                            "hatched grey = masked.")
-    download_buttons(title, image=image, table=frame)
+    png, blocks, (low, high) = cached_image(("image", digest(values), shade_kind), lambda: _overview_png(values, shade_kind))
+    st.image(png, caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
+                          "hatched grey = masked.")
+    download_buttons(title, image=png, table=frame)
     if legend:
-        st.image(colour.colour_bar(shade_kind), caption=_legend(shade_kind, low, high), width=256)
+        st.image(_colour_bar_png(shade_kind), caption=_legend(shade_kind, low, high), width=256)
     if zoom:
         _zoom(values, rows, cols, kind, title, scale_mode)
 
@@ -119,6 +118,18 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
     shown = values[row]
     spec = dict(spec, datasets={charts.ROW: charts.row_data(shown, labels, highlight)})
     draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
+
+
+def _overview_png(values: np.ndarray, kind: str):
+    """The overview as PNG bytes, encoded once: st.image would encode a 512 x 512 array on every rerun
+    (tens of ms each), and the same bytes are stored once by Streamlit's media manager for every session."""
+    image, blocks, value_range = matrix_images.overview(values, kind)
+    return png_bytes(image), blocks, value_range
+
+
+@functools.cache
+def _colour_bar_png(kind: str) -> bytes:
+    return png_bytes(colour.colour_bar(kind))
 
 
 def _context(values: np.ndarray):
