@@ -283,3 +283,46 @@ def matrix_image(matrix, kind: str = "weights", cell_px: int = 1) -> np.ndarray:
     if cell_px > 1:
         image = image.repeat(cell_px, axis=0).repeat(cell_px, axis=1)
     return image
+
+
+# --- What heads learn (screens/trained.py) --------------------------------------------------------
+
+def head_grid(labels: list[str], layers: int, heads: int, cell: int = 7) -> alt.FacetChart:
+    """Every head's weights at once: one small map per head, a row of maps per layer.
+
+    The data (columns layer, head, query, key, weight) is left out: pass it to st.vega_lite_chart
+    as `data`, so that scrubbing the training step sends new data to the same Vega view (cheap)
+    instead of a new spec.
+    """
+    x = alt.X("key:N", sort=labels, title="key", axis=alt.Axis(labelFontSize=8, labelAngle=-90))
+    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=8))
+    rect = alt.Chart().mark_rect().encode(
+        x=x, y=y, color=alt.Color("weight:Q", scale=SCALES["weights"], title="weight"),
+        tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
+    size = alt.Step(cell)
+    return rect.properties(width=size, height=size).facet(
+        row=alt.Row("layer:N", title=None, header=alt.Header(labelExpr="'layer ' + datum.value")),
+        column=alt.Column("head:N", title=None, header=alt.Header(labelExpr="'head ' + datum.value")),
+        spacing=8)
+
+
+def head_grid_frame(weights, labels: list[str]) -> pd.DataFrame:
+    """(layers, heads, T, T) weights as the long table head_grid draws (future cells left out)."""
+    values = np.asarray(weights, dtype=np.float32)
+    L, H, T, _ = values.shape
+    layer, head, query, key = np.meshgrid(np.arange(L), np.arange(H), np.arange(T), np.arange(T), indexing="ij")
+    seen = (key <= query).ravel()
+    names = np.asarray(labels[:T], dtype=object)
+    return pd.DataFrame({"layer": (layer.ravel() + 1)[seen], "head": (head.ravel() + 1)[seen],
+                         "query": names[query.ravel()[seen]], "key": names[key.ravel()[seen]],
+                         "weight": values.ravel()[seen]})
+
+
+def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "") -> alt.Chart:
+    """Loss and accuracy against the training step (frame: step, measure, value), a rule at `step`."""
+    lines = alt.Chart(frame).mark_line().encode(
+        x=alt.X("step:Q", title="training step"), y=alt.Y("value:Q", title=None),
+        color=alt.Color("measure:N", title=None, legend=alt.Legend(orient="top")))
+    marker = alt.Chart(pd.DataFrame({"step": [step if step is not None else -1]})).mark_rule(
+        color="#f59e0b", strokeWidth=2).encode(x="step:Q")
+    return alt.layer(lines, marker).properties(title=title, height=220, width="container")

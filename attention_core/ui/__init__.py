@@ -9,6 +9,9 @@ from attention_core.ui.controls import heads_picker, key_picker, query_picker
 from attention_core.ui.display import (agreement, cached_chart, chart, device_badge, explain, font_scale, pitfall, pitfalls_toggle,
                                        show_code, show_matrix, show_row, table, zoom_view)
 from attention_core.ui.export import new_run
+from attention_core.ui.models import (TrainingJob, ablation, accuracy_with_off, batch_scores, heads_off_picker,
+                                      history_frame, probe_ids, probe_weights, trained_heads, trained_model,
+                                      trained_run, training_job)
 from attention_core.ui.sidebar import Settings, current, sidebar
 from attention_core.ui.state import clamp, control, fragment, init_state, note, sync_url, value
 from attention_core.ui.text import dot_product_latex, md_escape, short
@@ -18,4 +21,6 @@ __all__ = [
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "fragment", "value", "dot_product_latex", "md_escape", "short",
+    "TrainingJob", "ablation", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",
+    "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
 ]

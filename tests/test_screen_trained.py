@@ -1,0 +1,84 @@
+"""AppTest: /trained opens from the shipped checkpoints, scrubs, switches heads off, trains live,
+and bad URL values get notes; /heads?weights=trained shows the trained model's heads."""
+from conftest import chart_frames, chart_specs, open_screen, page_text
+
+
+def grid(at):
+    """The data of the every-head chart (a facet of one map per head)."""
+    return next(frames[0] for spec, frames in chart_frames(at) if "facet" in spec)
+
+
+def test_opens_with_curves_every_head_and_the_scores():
+    at = open_screen("trained")
+    text = page_text(at)
+    assert "What heads learn" in text and "previous-token" in text and "induction" in text
+    data = grid(at)
+    assert sorted(set(data["layer"])) == [1, 2] and sorted(set(data["head"])) == [1, 2, 3, 4]
+    assert len(data) == 8 * 32 * 33 // 2  # every head, every visible cell of 32 tokens
+    assert data["query"].iloc[0].split(" ")[1] in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # tokens as symbols
+    table = at.dataframe[0].value
+    assert list(table["head"]) == [f"{l}.{h}" for l in (1, 2) for h in (1, 2, 3, 4)]
+    assert table["previous-token"][:4].max() >= 0.5 and table["induction"][4:].max() >= 0.5
+    assert table["accuracy with it off"].min() < 0.6  # the bottleneck head
+    assert any("loss" in str(s) and "accuracy" in str(s) for s in chart_specs(at))
+
+
+def test_scrubbing_to_step_0_shows_the_untrained_heads():
+    at = open_screen("trained")
+    final = grid(at)
+    at.select_slider(key="step").set_value(0).run()
+    assert not at.exception
+    start = grid(at)
+    assert start["weight"].max() < final["weight"].max()  # untrained: spread out, no sharp head
+    table = at.dataframe[0].value
+    assert table["induction"].max() < 0.3 and "step 0" in page_text(at)
+
+
+def test_switching_off_the_previous_token_head_costs_accuracy():
+    at = open_screen("trained")
+    table = at.dataframe[0].value
+    worst = table["head"][table["accuracy with it off"].idxmin()]
+    at = open_screen("trained", off=worst)
+    metrics = {m.label: m for m in at.metric}
+    on, off = float(metrics["accuracy, every head on"].value), float(metrics["accuracy, 1 head off"].value)
+    assert on >= 0.95 and on - off >= 0.3
+
+
+def test_other_tasks_and_a_typed_probe():
+    at = open_screen("trained", task="reverse")
+    assert "mirror" in page_text(at) and len(grid(at)) == 8 * 20 * 21 // 2
+    at = open_screen("trained", probe="ABCDEFABCDEF")
+    assert len(grid(at)) == 8 * 12 * 13 // 2 and "final model" in page_text(at)
+
+
+def test_bad_url_values_fall_back_with_notes():
+    at = open_screen("trained", task="juggle", step="7", layer="9", head="99", off="9.9,x", probe="AB!",
+                     train_lr="0.005", train_steps="77")
+    notes = " ".join(w.value for w in at.warning)
+    for expected in ("task='juggle'", "no snapshot at step 7", "Layer 9 does not exist", "Head 99 does not exist",
+                     "9.9, x do not exist", "not symbols of the repeat task", "Learning rate 0.005",
+                     "Training steps 77"):
+        assert expected in notes, expected
+    assert len(grid(at)) == 8 * 32 * 33 // 2
+
+
+def test_train_it_yourself_runs_live_and_one_layer_repeat_says_why():
+    at = open_screen("trained", train_layers=1, train_steps=50)
+    assert "Why one layer fails" not in page_text(at)
+    at.button[0].click().run()
+    assert not at.exception
+    text = page_text(at)
+    assert "accuracy on a fresh batch" in text and "Why one layer fails" in text
+    assert len([s for s in chart_specs(at) if "facet" in s]) == 2  # the shipped model's and yours
+
+
+def test_heads_screen_with_trained_weights():
+    at = open_screen("heads", weights="trained")
+    text = page_text(at)
+    assert "Trained weights: layer 1" in text and "(1, 4, 32, 32)" in text and "(1, 4, 32, 16)" in text
+    heatmaps = [s for s in chart_specs(at) if "layer" in str(s) or "head" in str(s.get("title", ""))]
+    assert len(chart_specs(at)) == 4 + 4  # four head maps, four query rows
+    at.select_slider(key="layer").set_value(2).run()
+    assert "Trained weights: layer 2" in page_text(at)
+    bad = open_screen("heads", weights="trained", layer="5")
+    assert any("Layer 5 does not exist" in w.value for w in bad.warning)
