@@ -59,10 +59,34 @@ def time_to_target(target: float = 0.9, every: int = 50) -> None:
             reached = (step, spent)
         last[0] = time.perf_counter()
 
-    training.train("repeat", progress=progress)
-    print(f"repeat from scratch (defaults, {torch.get_num_threads()} threads): "
+    with training.one_thread():  # the fastest here, and what train_shipped uses
+        training.train("repeat", progress=progress)
+    print("repeat from scratch (defaults, one CPU thread): "
           + (f"{target} reached at step {reached[0]} after {reached[1]:.1f} s of training" if reached
              else f"{target} not reached"))
+
+
+def screen_speed(repeats: int = 3) -> None:
+    """The /trained screen's script time in AppTest (no browser): opening it cold, then scrubbing a step."""
+    from streamlit.testing.v1 import AppTest
+    import streamlit as st
+    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    at = AppTest.from_file(app, default_timeout=300)
+    at.run()  # imports torch and the app: not part of opening the screen
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    start = time.perf_counter()
+    at.switch_page("screens/trained.py").run()
+    print(f"open /trained from the checkpoints, cold caches: {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    at.switch_page("screens/trained.py").run()
+    print(f"open /trained again (warm caches): {time.perf_counter() - start:.2f} s")
+    steps = sorted(training.load_run("repeat").snapshots)[:-1]
+    for step in steps[: repeats * 2: 2]:
+        start = time.perf_counter()
+        at.select_slider(key="step").set_value(step).run()
+        print(f"scrub to step {step}: {time.perf_counter() - start:.2f} s")
+    assert not at.exception, at.exception
 
 
 def main() -> None:
@@ -70,9 +94,12 @@ def main() -> None:
     parser.add_argument("--tasks", nargs="+", default=list(training.TASKS), choices=list(training.TASKS))
     parser.add_argument("--check", action="store_true", help="compare with the shipped checkpoints, write nothing")
     parser.add_argument("--time", action="store_true", help="seconds for repeat to reach 0.9 from scratch")
+    parser.add_argument("--speed", action="store_true", help="the /trained screen's compute: open, scrub")
     args = parser.parse_args()
     if args.time:
         return time_to_target()
+    if args.speed:
+        return screen_speed()
     training.CHECKPOINTS.mkdir(exist_ok=True)
     for task in args.tasks:
         start = time.perf_counter()
