@@ -296,7 +296,7 @@ def head_grid(labels: list[str], layers: int, heads: int, cell: int = 7) -> alt.
     """
     x = alt.X("key:N", sort=labels, title="key", axis=alt.Axis(labelFontSize=8, labelAngle=-90))
     y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=8))
-    rect = alt.Chart().mark_rect().encode(
+    rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
         x=x, y=y, color=alt.Color("weight:Q", scale=SCALES["weights"], title="weight"),
         tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
     size = alt.Step(cell)
@@ -304,6 +304,13 @@ def head_grid(labels: list[str], layers: int, heads: int, cell: int = 7) -> alt.
         row=alt.Row("layer:N", title=None, header=alt.Header(labelExpr="'layer ' + datum.value")),
         column=alt.Column("head:N", title=None, header=alt.Header(labelExpr="'head ' + datum.value")),
         spacing=8)
+
+
+def head_grid_spec(labels: list[str], layers: int, heads: int) -> dict:
+    """head_grid as a Vega-Lite dict without data: st.vega_lite_chart(frame, spec=...) supplies it."""
+    spec = to_spec(head_grid(labels, layers, heads))
+    spec.pop("data", None)
+    return spec
 
 
 def head_grid_frame(weights, labels: list[str]) -> pd.DataFrame:

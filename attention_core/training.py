@@ -97,10 +97,11 @@ def snapshot(model: AttentionOnlyTransformer, ids: torch.Tensor) -> torch.Tensor
 
 def train(task: str, *, steps: int | None = None, seed: int = 0, device: str = "cpu", layers: int = 2,
           heads: int = 4, d_model: int = 64, lr: float = 3e-3, batch_size: int = 64,
-          snapshot_every: int = 50, progress=None) -> TrainResult:
+          snapshot_every: int = 50, progress=None, stop_after: int | None = None) -> TrainResult:
     """Train from scratch with AdamW, deterministic from `seed` (a private generator for the data).
 
     The learning rate stays at `lr` for two thirds of the steps, then falls linearly to 0.
+    stop_after ends the run early, as if interrupted (the schedule still counts to `steps`).
 
     progress(step, steps, loss, accuracy, model) is called every 10 steps (a progress bar, a curve).
     """
@@ -114,7 +115,8 @@ def train(task: str, *, steps: int | None = None, seed: int = 0, device: str = "
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda done: min(1.0, 3 * (steps - done) / steps))
     result = TrainResult(task, config, model, probe=probe(task))
     result.snapshots[0] = snapshot(model, result.probe)
-    for step in range(1, steps + 1):
+    last = min(stop_after or steps, steps)
+    for step in range(1, last + 1):
         inputs, targets, loss_mask = (t.to(device) for t in make_batch(task, batch_size, generator))
         loss, accuracy = masked_loss(model(inputs), targets, loss_mask)
         optimizer.zero_grad(set_to_none=True)
@@ -124,9 +126,9 @@ def train(task: str, *, steps: int | None = None, seed: int = 0, device: str = "
         loss, accuracy = float(loss.detach()), float(accuracy)
         for name, number in (("step", step), ("loss", loss), ("accuracy", accuracy)):
             result.history[name].append(number)
-        if step % snapshot_every == 0 or step == steps:
+        if step % snapshot_every == 0 or step == last:
             result.snapshots[step] = snapshot(model, result.probe)
-        if progress is not None and (step % 10 == 0 or step == steps):
+        if progress is not None and (step % 10 == 0 or step == last):
             progress(step, steps, loss, accuracy, model)
     return result
 
@@ -169,15 +171,15 @@ def one_thread():
         torch.set_num_threads(threads)
 
 
-def train_shipped(task: str, steps: int | None = None, progress=None) -> TrainResult:
+def train_shipped(task: str, stop_after: int | None = None, progress=None) -> TrainResult:
     """Exactly the run whose result is shipped in checkpoints/ (scripts/train_checkpoints.py);
-    `steps` stops it early (its first steps are the shipped run's first steps).
+    `stop_after` ends it early (its first steps are the shipped run's first steps).
 
     On one CPU thread: a matrix product can add in another order on another thread count, and
     bit-for-bit reproduction needs the same order. (One thread is also the fastest at this size.)
     """
     with one_thread():
-        return train(task, steps=steps or STEPS[task], progress=progress, **DEFAULTS)
+        return train(task, steps=STEPS[task], progress=progress, stop_after=stop_after, **DEFAULTS)
 
 
 def load_run(task: str, path: Path | None = None) -> TrainResult:

@@ -149,7 +149,7 @@ def train_yourself():
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _grid_spec(labels: tuple, layers: int, heads: int) -> dict:
-    return charts.to_spec(charts.head_grid(list(labels), layers, heads))
+    return charts.head_grid_spec(list(labels), layers, heads)
 
 
 trained_view()

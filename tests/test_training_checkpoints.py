@@ -58,5 +58,5 @@ def test_the_script_reproduces_the_smallest_checkpoint_bit_for_bit():
 
 def test_the_first_steps_of_every_checkpoint_reproduce():
     for task in ("repeat", "sort"):
-        fresh = training.train_shipped(task, steps=30)
+        fresh = training.train_shipped(task, stop_after=30)
         assert fresh.history["loss"] == training.load_run(task).history["loss"][:30], task
