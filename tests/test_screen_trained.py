@@ -83,9 +83,10 @@ def test_heads_screen_with_trained_weights():
     at = open_screen("heads", weights="trained")
     text = page_text(at)
     assert "Trained weights: layer 1" in text and "(1, 4, 32, 32)" in text and "(1, 4, 32, 16)" in text
-    heatmaps = [s for s in chart_specs(at) if "layer" in str(s) or "head" in str(s.get("title", ""))]
-    assert len(chart_specs(at)) == 4 + 4  # four head maps, four query rows
+    layer_1 = chart_specs(at)
+    assert len(layer_1) == 4 + 4  # four head maps, four query rows
+    assert "32 S" in str(layer_1[0])  # the probe's 32nd token, a symbol of the repeat task
     at.select_slider(key="layer").set_value(2).run()
-    assert "Trained weights: layer 2" in page_text(at)
+    assert "Trained weights: layer 2" in page_text(at) and chart_specs(at)[0] != layer_1[0]
     bad = open_screen("heads", weights="trained", layer="5")
     assert any("Layer 5 does not exist" in w.value for w in bad.warning)

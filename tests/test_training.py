@@ -59,13 +59,15 @@ def test_model_follows_the_shared_protocol():
     for mha, x, w in zip(model.attention_modules, inputs, weights):
         assert type(mha) is MultiHeadAttention
         assert torch.equal(mha.trace(x)["attn_weights"], w)
+    assert torch.equal(model.run(ids, record=True)[0], model(ids))  # the traced pass is the forward pass
     assert torch.allclose(weights[0].sum(-1), torch.ones(3, 4, 32)) and weights[0][0, 0].triu(1).abs().max() == 0
 
 
 def test_training_is_deterministic_from_the_seed():
-    a = training.train("repeat", steps=15, seed=5, snapshot_every=5)
-    b = training.train("repeat", steps=15, seed=5, snapshot_every=5)
-    c = training.train("repeat", steps=15, seed=6, snapshot_every=5)
+    with training.one_thread():  # quick on a busy machine
+        a = training.train("repeat", steps=15, seed=5, snapshot_every=5)
+        b = training.train("repeat", steps=15, seed=5, snapshot_every=5)
+        c = training.train("repeat", steps=15, seed=6, snapshot_every=5)
     assert a.history == b.history and a.history != c.history
     assert all(torch.equal(v, b.model.state_dict()[k]) for k, v in a.model.state_dict().items())
     assert sorted(a.snapshots) == [0, 5, 10, 15] and a.snapshots[15].shape == (2, 4, 32, 32)
@@ -81,3 +83,25 @@ def test_learning_happens_within_a_small_budget():
     after = head_scores.accuracy(result.model, "reverse")
     assert before < 0.15 and after > 0.9, (before, after)
     assert result.history["loss"][-1] < result.history["loss"][0] / 4
+
+
+def test_the_seed_sets_both_the_weights_and_the_data():
+    """Step 1's loss is the seeded model's loss on the first batch of a generator seeded the same way."""
+    for seed in (5, 6):
+        with training.one_thread():
+            first = training.train("repeat", steps=1, seed=seed).history["loss"][0]
+            inputs, targets, mask = training.make_batch("repeat", 64, torch.Generator().manual_seed(seed))
+            with torch.no_grad():
+                loss, _ = training.masked_loss(training.build_model("repeat", seed, 2, 4, 64)(inputs), targets, mask)
+        assert first == float(loss)
+
+
+def test_save_and_load_run_round_trip(tmp_path):
+    with training.one_thread():
+        result = training.train("sort", steps=12, seed=1, snapshot_every=4)
+    training.save(result, tmp_path / "sort.pt")
+    loaded = training.load_run("sort", tmp_path / "sort.pt")
+    assert loaded.history == result.history and loaded.config == result.config
+    assert all(torch.equal(v, loaded.model.state_dict()[k]) for k, v in result.model.state_dict().items())
+    assert sorted(loaded.snapshots) == [0, 4, 8, 12] and torch.equal(loaded.probe, result.probe)
+    assert (loaded.snapshots[12].float() - result.snapshots[12].float()).abs().max() <= 1 / 255
