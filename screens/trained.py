@@ -69,7 +69,7 @@ def trained_view():
     st.subheader("What each head does, in numbers")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="content")
     st.markdown("\n".join(f"- **{SCORE_NAMES[k]} score**: {MEANINGS[k]}." for k in scores))
-    st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 512) with every head on: "
+    st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 256 sequences) with every head on: "
                f"{ablated_all:.3f}.")
 
     ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
@@ -81,6 +81,9 @@ def trained_view():
     ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
                    row_labels=labels, col_labels=labels)
 
+    if task == "repeat":
+        st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
+                   "[/heads?weights=trained](heads?weights=trained).")
     st.subheader("Switch heads off")
     off = ui.heads_off_picker(L, H)
     now = ui.accuracy_with_off(task, tuple(off)) if off else ablated_all
@@ -89,7 +92,7 @@ def trained_view():
     b.metric(f"accuracy, {len(off)} head{'s' if len(off) != 1 else ''} off", f"{now:.3f}",
              delta=f"{(now - ablated_all) * 100:+.1f} points", delta_color="normal")
     st.caption("Switching a head off zeroes its columns of `out_proj`: the model then runs as if that head's "
-               "context vectors were all zero. Accuracy is on a fresh batch of 512 sequences.")
+               "context vectors were all zero. Accuracy is on a fresh batch of 256 sequences.")
 
 
 LR_OPTIONS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]

@@ -77,7 +77,8 @@ def screen_speed(repeats: int = 3) -> None:
     st.cache_resource.clear()
     start = time.perf_counter()
     at.switch_page("screens/trained.py").run()
-    print(f"open /trained from the checkpoints, cold caches: {time.perf_counter() - start:.2f} s")
+    print(f"open /trained from the checkpoints, cold caches: {time.perf_counter() - start:.2f} s "
+          f"({len(at.get('vega_lite_chart'))} charts, {len(at.dataframe)} table, {len(at.metric)} numbers)")
     start = time.perf_counter()
     at.switch_page("screens/trained.py").run()
     print(f"open /trained again (warm caches): {time.perf_counter() - start:.2f} s")

@@ -16,6 +16,9 @@ from attention_core.toy_tasks import TASKS, from_text
 from attention_core.ui.state import KEEP, note, value
 
 
+SCREEN_BATCH = 256  # sequences per accuracy on the screen: about 1,800 counted tokens, quick to open
+
+
 @st.cache_resource(max_entries=3, show_spinner="Loading the trained model…")
 def trained_run(task: str) -> training.TrainResult:
     """The shipped run of a task (model, history, snapshots), from attention_core/checkpoints."""
@@ -36,12 +39,12 @@ def batch_scores(task: str) -> dict:
 def ablation(task: str) -> tuple[float, list]:
     """(accuracy with every head on, accuracy with each head off alone as (layers, heads))."""
     model = trained_model(task)
-    return head_scores.accuracy(model, task), head_scores.ablation(model, task).tolist()
+    return head_scores.accuracy(model, task, SCREEN_BATCH), head_scores.ablation(model, task, SCREEN_BATCH).tolist()
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def accuracy_with_off(task: str, off: tuple) -> float:
-    return head_scores.accuracy(head_scores.with_heads_off(trained_model(task), off), task)
+    return head_scores.accuracy(head_scores.with_heads_off(trained_model(task), off), task, SCREEN_BATCH)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
