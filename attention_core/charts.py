@@ -287,7 +287,7 @@ def matrix_image(matrix, kind: str = "weights", cell_px: int = 1) -> np.ndarray:
 
 # --- What heads learn (screens/trained.py) --------------------------------------------------------
 
-def head_grid(labels: list[str], layers: int, heads: int, cell: int = 7) -> alt.FacetChart:
+def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6) -> alt.FacetChart:
     """Every head's weights at once: one small map per head, a row of maps per layer.
 
     The data (columns layer, head, query, key, weight) is left out: pass it to st.vega_lite_chart
@@ -325,11 +325,12 @@ def head_grid_frame(weights, labels: list[str]) -> pd.DataFrame:
                          "weight": values.ravel()[seen]})
 
 
-def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "") -> alt.Chart:
-    """Loss and accuracy against the training step (frame: step, measure, value), a rule at `step`."""
-    lines = alt.Chart(frame).mark_line().encode(
-        x=alt.X("step:Q", title="training step"), y=alt.Y("value:Q", title=None),
-        color=alt.Color("measure:N", title=None, legend=alt.Legend(orient="top")))
-    marker = alt.Chart(pd.DataFrame({"step": [step if step is not None else -1]})).mark_rule(
-        color="#f59e0b", strokeWidth=2).encode(x="step:Q")
-    return alt.layer(lines, marker).properties(title=title, height=220, width="container")
+def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "") -> alt.FacetChart:
+    """Loss and accuracy against the training step, side by side (frame: step, measure, value),
+    with a rule at `step`."""
+    base = alt.Chart(frame)
+    lines = base.mark_line().encode(x=alt.X("step:Q", title="training step"), y=alt.Y("value:Q", title=None),
+                                    color=alt.Color("measure:N", legend=None))
+    marker = base.mark_rule(color="#f59e0b", strokeWidth=2).encode(x=alt.datum(-1 if step is None else step))
+    return alt.layer(lines, marker).properties(width=340, height=160).facet(
+        column=alt.Column("measure:N", title=title or None)).resolve_scale(y="independent")

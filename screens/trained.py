@@ -37,7 +37,7 @@ def trained_view():
     step = steps[-1] if shown == -1 else shown
     ui.cached_chart(("curves", task, step), lambda: charts.training_curves(
         ui.history_frame(run.history), step, "loss and accuracy of the training batches"), "training curves",
-        width="stretch")
+        width="content")
     window = [a for s, a in zip(run.history["step"], run.history["accuracy"]) if step - 50 < s <= step]
     cols = st.columns(3)
     cols[0].metric("step", f"{step:,} of {steps[-1]:,}")
@@ -64,7 +64,7 @@ def trained_view():
     for l in range(L):
         for h in range(H):
             row = {"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(float(v[l, h]), 2) for k, v in scores.items()}
-            row["accuracy with it off"] = round(ablated[l][h], 3)
+            row["accuracy with it off (final model)"] = round(ablated[l][h], 3)
             rows.append(row)
     st.subheader("What each head does, in numbers")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="content")
@@ -123,14 +123,14 @@ def train_yourself():
     while not job.done:  # every session watching this configuration sees the same run grow
         bar.progress(job.step / job.steps, text=f"step {job.step:,} of {job.steps:,}")
         curve.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.history, 1))),
-                              width="stretch")
+                              width="content")
         time.sleep(0.3)
     if job.error:
         st.error(f"Training failed: {job.error}")
         return
     bar.progress(1.0, text=f"done: {job.steps:,} steps")
     curve.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.result.history))),
-                          width="stretch")
+                          width="content")
     model = job.result.model
     accuracy = head_scores.accuracy(model, task)
     st.metric("accuracy on a fresh batch", f"{accuracy:.3f}")
