@@ -245,3 +245,54 @@ def _pair_scale(values) -> alt.Scale:
     if set(names) <= set(PAIR_COLOURS):
         return alt.Scale(domain=names, range=[PAIR_COLOURS[n] for n in names])
     return alt.Undefined
+
+
+# --- What heads learn (screens/trained.py) --------------------------------------------------------
+
+def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6) -> alt.FacetChart:
+    """Every head's weights at once: one small map per head, a row of maps per layer.
+
+    The data (columns layer, head, query, key, weight) is left out: pass it to st.vega_lite_chart
+    as `data`, so that scrubbing the training step sends new data to the same Vega view (cheap)
+    instead of a new spec.
+    """
+    x = alt.X("key:N", sort=labels, title="key", axis=alt.Axis(labelFontSize=8, labelAngle=-90))
+    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=8))
+    rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
+        x=x, y=y, color=alt.Color("weight:Q", scale=SCALES["weights"], title="weight"),
+        tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
+    size = alt.Step(cell)
+    return rect.properties(width=size, height=size).facet(
+        row=alt.Row("layer:N", title=None, header=alt.Header(labelExpr="'layer ' + datum.value")),
+        column=alt.Column("head:N", title=None, header=alt.Header(labelExpr="'head ' + datum.value")),
+        spacing=8)
+
+
+def head_grid_spec(labels: list[str], layers: int, heads: int) -> dict:
+    """head_grid as a Vega-Lite dict without data: st.vega_lite_chart(frame, spec=...) supplies it."""
+    spec = to_spec(head_grid(labels, layers, heads))
+    spec.pop("data", None)
+    return spec
+
+
+def head_grid_frame(weights, labels: list[str]) -> pd.DataFrame:
+    """(layers, heads, T, T) weights as the long table head_grid draws (future cells left out)."""
+    values = np.asarray(weights, dtype=np.float32)
+    L, H, T, _ = values.shape
+    layer, head, query, key = np.meshgrid(np.arange(L), np.arange(H), np.arange(T), np.arange(T), indexing="ij")
+    seen = (key <= query).ravel()
+    names = np.asarray(labels[:T], dtype=object)
+    return pd.DataFrame({"layer": (layer.ravel() + 1)[seen], "head": (head.ravel() + 1)[seen],
+                         "query": names[query.ravel()[seen]], "key": names[key.ravel()[seen]],
+                         "weight": values.ravel()[seen]})
+
+
+def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "") -> alt.FacetChart:
+    """Loss and accuracy against the training step, side by side (frame: step, measure, value),
+    with a rule at `step`."""
+    base = alt.Chart(frame)
+    lines = base.mark_line().encode(x=alt.X("step:Q", title="training step"), y=alt.Y("value:Q", title=None),
+                                    color=alt.Color("measure:N", legend=None))
+    marker = base.mark_rule(color="#f59e0b", strokeWidth=2).encode(x=alt.datum(-1 if step is None else step))
+    return alt.layer(lines, marker).properties(width=340, height=160).facet(
+        column=alt.Column("measure:N", title=title or None)).resolve_scale(y="independent")

@@ -56,6 +56,18 @@ PARAMS = {
     "head": Param(int, 1, 1, 64),
     "quiz": Param(bool, False),  # predict first: every screen asks before it shows the answer
     "readers": Param(bool, False),  # the readers' questions next to the common mistakes
+    # What heads learn (screens/trained.py): the task, the training step shown (-1 = the last),
+    # the heads switched off ("1.2,2.1" = layer.head, 1-based), the probe typed as symbols, and
+    # the controls of "Train it yourself".
+    "task": Param(str, "repeat", choices=("repeat", "sort", "reverse")),
+    "step": Param(int, -1, -1, 100_000),
+    "off": Param(str, ""),
+    "probe": Param(str, ""),
+    "train_layers": Param(int, 2, 1, 3),
+    "train_heads": Param(int, 4, 1, 8),
+    "train_steps": Param(int, 1500, 50, 5000),
+    "train_seed": Param(int, 0, 0, 2**31 - 1),
+    "train_lr": Param(float, 3e-3, 1e-4, 3e-2),
 }
 
 # The controls a preset sets. Page-local choices (query, dropout, ...) that a preset does not name
@@ -97,6 +109,8 @@ def parse_param(name: str, raw: str):
     if spec.kind is str:
         if spec.choices and text not in spec.choices:
             return bad("is not one of " + ", ".join(spec.choices))
+        if name in ("off", "probe") and len(raw) > 200:
+            return bad("is longer than 200 characters")
         if name == "text" and len(raw) > MAX_TEXT_CHARS:
             return bad(f"is longer than {MAX_TEXT_CHARS} characters")
         return (text if spec.choices else raw), None

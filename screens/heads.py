@@ -19,6 +19,14 @@ st.markdown(
     "projection and cuts it into heads."
 )
 
+trained = ui.value("weights") == "trained"  # ?weights=trained: the trained repeat model's heads (screens/trained.py)
+if trained:
+    ui.clamp("layer", low=1, high=2, fallback_note="Layer {old} does not exist (the trained model has 2); using {new}.")
+    layer = ui.control(st.select_slider, "Layer of the trained model", "layer", options=[1, 2])
+    settings, trained_h = ui.trained_heads(settings, layer - 1)
+    st.info(f"Trained weights: layer {layer} of the model trained on the repeat task (see *What heads "
+            "learn*), on its probe sequence. Inputs are what enters that layer's `MultiHeadAttention` (after "
+            "LayerNorm); the wrapper has no trained counterpart, so it is left out.", icon=":material/model_training:")
 d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 
 
@@ -27,7 +35,11 @@ def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
     left, right = st.columns(2)
     with left:
-        num_heads = ui.heads_picker(d_out)
+        if trained:
+            num_heads = trained_h["mha"]["attn_weights"].shape[1]
+            st.caption(f"num_heads: {num_heads} (fixed by the trained model)")
+        else:
+            num_heads = ui.heads_picker(d_out)
     with right:
         q = ui.query_picker(settings)
     head_dim = d_out // num_heads
@@ -46,7 +58,7 @@ def screen():
                 f"{MAX_CELLS:,} and {MAX_WRAPPER:,} (GPT-2 small's 12 heads at 1024 tokens and 1024 dimensions). "
                 "Pick fewer heads or tokens; the shapes, parameter counts and code below still apply.")
     else:
-        h = ui.heads(settings, num_heads, T)
+        h = trained_h if trained else ui.heads(settings, num_heads, T)
         mha, wrapper = h["mha"], h["wrapper"]
         ui.device_badge(h["device"], h["note"] or settings.device_note)
 
@@ -98,6 +110,7 @@ def screen():
                        f"pieces of other tokens to each head: it differs from the right split by up to "
                        f"{stages.max_abs_diff(wrong, mha['queries']):.4f}.")
 
+    if h is not None and not trained:
         st.subheader("Wrapper vs weight split")
         left, right = st.columns(2)
         with left:
@@ -126,6 +139,7 @@ def screen():
         ]
         st.dataframe(pd.DataFrame(rows, columns=["tensor", "MultiHeadAttentionWrapper", "MultiHeadAttention"]),
                      hide_index=True, width="content")
+    if h is not None:
         st.caption("MultiHeadAttention's per-head tensors (tables show head 1; the shapes carry the head axis):")
         for key in ("queries", "attn_weights", "heads_context"):
             ui.table(mha[key], key, settings.labels, settings.labels if key == "attn_weights" else None)
@@ -167,7 +181,7 @@ def screen():
     # --- checks and mistakes ------------------------------------------------------------------------
     if h is not None:
         checks = [("each head vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(mha))]
-        if d_in == d_out:
+        if d_in == d_out and not trained:
             torch_mha = ui.mha_agreement(settings, num_heads)
             checks += [("output vs nn.MultiheadAttention", torch_mha["output"]),
                        ("weights vs nn.MultiheadAttention", torch_mha["weights"])]

@@ -12,6 +12,9 @@ from attention_core.ui.display import device_badge, explain, table
 from attention_core.ui.heatmaps import show_matrix, show_row, zoom_view
 from attention_core.ui.vega import cached_chart, chart, font_scale
 from attention_core.ui.export import new_run
+from attention_core.ui.models import (TrainingJob, ablation, accuracy_with_off, batch_scores, heads_off_picker,
+                                      history_frame, probe_ids, probe_weights, trained_heads, trained_model,
+                                      trained_run, training_job)
 from attention_core.ui.quiz import exercises, predict_first
 from attention_core.ui.readers import reader_questions
 from attention_core.ui.settings import Settings
@@ -25,4 +28,6 @@ __all__ = [
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "reader_questions",
+    "TrainingJob", "ablation", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",
+    "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
 ]

@@ -1,0 +1,169 @@
+"""What heads learn: a tiny model made of the book's MultiHeadAttention, trained on toy tasks."""
+import time
+
+import pandas as pd
+import streamlit as st
+
+from attention_core import charts, head_scores, ui
+from attention_core.head_scores import MEANINGS, SCORE_NAMES
+from attention_core.toy_tasks import TASKS, to_text
+from attention_core.training import AttentionOnlyTransformer
+
+settings = ui.current()
+st.title("What heads learn")
+st.markdown(
+    "Every other screen uses random weights, as the chapter does. Here the same `MultiHeadAttention` is trained: "
+    "a tiny model of token and position embeddings, two layers of four heads with a residual around each, and an "
+    "output layer. No MLP, so whatever the model learns, its heads do. Scrub through training and watch them form.")
+TASK_LABELS = {"repeat": "repeat (induction)", "sort": "sort digits", "reverse": "reverse letters"}
+task = ui.control(st.segmented_control, "Task", "task", options=list(TASKS), format_func=TASK_LABELS.get,
+                  required=True)
+spec = TASKS[task]
+st.caption(f"**{task}**: {spec.summary}. Tokens are drawn as symbols: {spec.symbols}.")
+run = ui.trained_run(task)
+L, H = run.config["layers"], run.config["heads"]
+lookup = spec.lookup
+
+
+@ui.fragment
+def trained_view():
+    steps = sorted(run.snapshots)
+    options = steps[:-1] + [-1]  # -1 = the last step (the URL leaves it out)
+    ui.clamp("step", options=options,
+             fallback_note=f"There is no snapshot at step {{old}} (one every {run.config['snapshot_every']} steps "
+                           f"up to {steps[-1]}); showing the last step.")
+    shown = ui.control(st.select_slider, "Training step", "step", options=options,
+                       format_func=lambda s: f"{steps[-1] if s == -1 else s:,}")
+    step = steps[-1] if shown == -1 else shown
+    ui.cached_chart(("curves", task, step), lambda: charts.training_curves(
+        ui.history_frame(run.history), step, "loss and accuracy of the training batches"), "training curves",
+        width="content")
+    window = [a for s, a in zip(run.history["step"], run.history["accuracy"]) if step - 50 < s <= step]
+    cols = st.columns(3)
+    cols[0].metric("step", f"{step:,} of {steps[-1]:,}")
+    cols[1].metric("training accuracy here (last 50 batches)", f"{sum(window) / len(window):.2f}" if window else "—")
+    cols[2].metric("loss here", f"{run.history['loss'][step - 1]:.3f}" if step else "—")
+
+    ui.control(st.text_input, "Probe sequence (type symbols; empty = the one recorded during training)", "probe",
+               placeholder=to_text(task, run.probe), max_chars=200)
+    ids, typed = ui.probe_ids(task)
+    if typed:
+        weights = ui.probe_weights(task, tuple(ids.tolist()))
+        st.caption("A typed probe is read by the final model; the training-step slider scrubs the recorded probe.")
+    else:
+        weights = run.snapshots[step].float()
+    labels = [f"{i + 1} {spec.symbols[t]}" for i, t in enumerate(ids.tolist())]
+    st.subheader(f"Every head on the probe {'(final model)' if typed else f'at step {step:,}'}")
+    # Same spec for every step, new data: the browser keeps its Vega view and swaps the data (quick).
+    st.vega_lite_chart(charts.head_grid_frame(weights, labels), spec=_grid_spec(tuple(labels), L, H), width="content")
+    st.caption("Rows: layers; columns: heads. Each map: query (row) → key (column), darker = more weight.")
+
+    scores = head_scores.scores_of(list(weights.unsqueeze(1)), task, ids[None])
+    ablated_all, ablated = ui.ablation(task)
+    rows = []
+    for l in range(L):
+        for h in range(H):
+            row = {"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(float(v[l, h]), 2) for k, v in scores.items()}
+            row["accuracy with it off (final model)"] = round(ablated[l][h], 3)
+            rows.append(row)
+    st.subheader("What each head does, in numbers")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="content")
+    st.markdown("\n".join(f"- **{SCORE_NAMES[k]} score**: {MEANINGS[k]}." for k in scores))
+    st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 256 sequences) with every head on: "
+               f"{ablated_all:.3f}.")
+
+    ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
+    ui.clamp("head", low=1, high=H, fallback_note=f"Head {{old}} does not exist ({H} heads); showing head {{new}}.")
+    left, right = st.columns(2)
+    layer = ui.control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, L + 1))) \
+        if L > 1 else 1
+    head = ui.control(right.select_slider, "head", "head", options=list(range(1, H + 1)))
+    ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
+                   row_labels=labels, col_labels=labels)
+
+    if task == "repeat":
+        st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
+                   "[/heads?weights=trained](heads?weights=trained).")
+    st.subheader("Switch heads off")
+    off = ui.heads_off_picker(L, H)
+    now = ui.accuracy_with_off(task, tuple(off)) if off else ablated_all
+    a, b = st.columns(2)
+    a.metric("accuracy, every head on", f"{ablated_all:.3f}")
+    b.metric(f"accuracy, {len(off)} head{'s' if len(off) != 1 else ''} off", f"{now:.3f}",
+             delta=f"{(now - ablated_all) * 100:+.1f} points", delta_color="normal")
+    st.caption("Switching a head off zeroes its columns of `out_proj`: the model then runs as if that head's "
+               "context vectors were all zero. Accuracy is on a fresh batch of 256 sequences.")
+
+
+LR_OPTIONS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]
+STEP_OPTIONS = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000]
+
+
+@ui.fragment
+def train_yourself():
+    st.subheader("Train it yourself")
+    st.markdown(f"Train the **{task}** task from scratch with your own settings (AdamW, batches of 64). Everyone "
+                "who picks the same settings shares one run, so a class trains each configuration once.")
+    c = st.columns(5)
+    layers = ui.control(c[0].select_slider, "layers", "train_layers", options=[1, 2, 3])
+    heads = ui.control(c[1].select_slider, "heads", "train_heads", options=list(range(1, 9)))
+    ui.clamp("train_steps", options=STEP_OPTIONS, fallback_note="Training steps {old} is not offered; using {new}.")
+    steps = ui.control(c[2].select_slider, "steps", "train_steps", options=STEP_OPTIONS)
+    seed = ui.control(c[3].number_input, "seed", "train_seed", min_value=0, max_value=2**31 - 1, step=1)
+    ui.clamp("train_lr", options=LR_OPTIONS, fallback_note="Learning rate {old} is not offered; using {new}.")
+    lr = ui.control(c[4].select_slider, "learning rate", "train_lr", options=LR_OPTIONS, format_func=lambda v: f"{v:g}")
+    d_model = heads * round(64 / heads)  # the heads must split d_model evenly: 64, or 63 for 3 and 7 heads
+    st.caption(f"d_model = {d_model} ({heads} head{'s' if heads > 1 else ''} of {d_model // heads}); "
+               f"computed on {settings.device}.")
+    key = (task, layers, heads, d_model, steps, int(seed), float(lr), settings.device)
+    job = ui.training_job(key, start=st.button("Train", icon=":material/play_arrow:", type="primary"))
+    if job is None:
+        return
+    bar, curve = st.progress(0.0), st.empty()
+    while not job.done:  # every session watching this configuration sees the same run grow
+        bar.progress(job.step / job.steps, text=f"step {job.step:,} of {job.steps:,}")
+        curve.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.history, 1))),
+                              width="content")
+        time.sleep(0.3)
+    if job.error:
+        st.error(f"Training failed: {job.error}")
+        return
+    bar.progress(1.0, text=f"done: {job.steps:,} steps")
+    curve.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.result.history))),
+                          width="content")
+    model = job.result.model
+    accuracy = head_scores.accuracy(model, task)
+    st.metric("accuracy on a fresh batch", f"{accuracy:.3f}")
+    mine = job.result.snapshots[max(job.result.snapshots)].float()
+    labels = [f"{i + 1} {spec.symbols[t]}" for i, t in enumerate(job.result.probe.tolist())]
+    st.vega_lite_chart(charts.head_grid_frame(mine, labels), spec=_grid_spec(tuple(labels), layers, heads),
+                       width="content")
+    scores = head_scores.batch_scores(model, task)
+    st.dataframe(pd.DataFrame([{"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(float(v[l, h]), 2)
+                                                              for k, v in scores.items()}
+                               for l in range(layers) for h in range(heads)]), hide_index=True, width="content")
+    if task == "repeat" and layers == 1:
+        st.info("**Why one layer fails at repeat.** An induction head must find *the token after an earlier copy "
+                "of the current token*. Its key has to carry \"the token before me\", and only a head in an earlier "
+                "layer can move that into a position. With one layer every key knows only its own token and "
+                "position, so the model can at best guess from token frequencies. Two layers make the circuit: a "
+                "previous-token head in layer 1, an induction head in layer 2.", icon=":material/lightbulb:")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _grid_spec(labels: tuple, layers: int, heads: int) -> dict:
+    return charts.head_grid_spec(list(labels), layers, heads)
+
+
+trained_view()
+train_yourself()
+ui.explain(
+    "**The induction circuit.** In `repeat`, a layer-1 head learns to look one token back: each position now also "
+    "holds its predecessor. A layer-2 head then matches the current token against those predecessors: the key "
+    "whose predecessor equals me is the token that followed me last time, and copying it predicts the repeat. "
+    "Training shows it as a sudden jump in accuracy, when both heads click together (Olsson et al., 2022). Often all "
+    "the layer-2 heads become induction heads and back each other up, so switching one off costs little; the single "
+    "previous-token head they all rely on is the bottleneck, and switching it off breaks the copy. "
+    "**Sort** needs a head that finds the smallest list digit not yet written; **reverse** a head that reads the "
+    "mirror position, an anti-diagonal stripe.")
+ui.show_code(AttentionOnlyTransformer, head_scores.induction_score, head_scores.with_heads_off)

@@ -1,0 +1,96 @@
+"""AppTest: /trained opens from the shipped checkpoints, scrubs, switches heads off, trains live,
+and bad URL values get notes; /heads?weights=trained shows the trained model's heads."""
+import json
+
+from conftest import chart_specs, open_screen, page_text
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+
+def is_grid(spec: dict) -> bool:
+    return spec.get("facet", {}).get("row", {}).get("field") == "layer"
+
+
+def grid(at):
+    """The data of the first every-head chart (a facet of one map per head; its data comes apart from the spec)."""
+    chart = next(c for c in at.get("vega_lite_chart") if is_grid(json.loads(c.proto.spec)))
+    return convert_arrow_bytes_to_pandas_df(chart.proto.data.data)
+
+
+def test_opens_with_curves_every_head_and_the_scores():
+    at = open_screen("trained")
+    text = page_text(at)
+    assert "What heads learn" in text and "previous-token" in text and "induction" in text
+    data = grid(at)
+    assert sorted(set(data["layer"])) == [1, 2] and sorted(set(data["head"])) == [1, 2, 3, 4]
+    assert len(data) == 8 * 32 * 33 // 2  # every head, every visible cell of 32 tokens
+    assert data["query"].iloc[0].split(" ")[1] in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # tokens as symbols
+    table = at.dataframe[0].value
+    assert list(table["head"]) == [f"{l}.{h}" for l in (1, 2) for h in (1, 2, 3, 4)]
+    assert table["previous-token"][:4].max() >= 0.5 and table["induction"][4:].max() >= 0.5
+    assert table["accuracy with it off (final model)"].min() < 0.6  # the bottleneck head
+    assert any("loss" in str(s) and "accuracy" in str(s) for s in chart_specs(at))
+
+
+def test_scrubbing_to_step_0_shows_the_untrained_heads():
+    at = open_screen("trained")
+    final = grid(at)
+    at.select_slider(key="step").set_value(0).run()
+    assert not at.exception
+    start = grid(at)
+    assert (start["query"] == final["query"]).all() and not (start["weight"] == final["weight"]).all()
+    sharp = lambda data: (data["weight"][data["query"].str.split().str[0].astype(int) > 4] > 0.8).mean()  # noqa: E731
+    assert sharp(start) < 0.01 < sharp(final)  # untrained heads spread their weight; trained ones pick a key
+    table = at.dataframe[0].value
+    assert table["induction"].max() < 0.3 and table["previous-token"].max() < 0.5 and "step 0" in page_text(at)
+
+
+def test_switching_off_the_previous_token_head_costs_accuracy():
+    at = open_screen("trained")
+    table = at.dataframe[0].value
+    worst = table["head"][table["accuracy with it off (final model)"].idxmin()]
+    at = open_screen("trained", off=worst)
+    metrics = {m.label: m for m in at.metric}
+    on, off = float(metrics["accuracy, every head on"].value), float(metrics["accuracy, 1 head off"].value)
+    assert on >= 0.95 and on - off >= 0.3
+
+
+def test_other_tasks_and_a_typed_probe():
+    at = open_screen("trained", task="reverse")
+    assert "mirror" in page_text(at) and len(grid(at)) == 8 * 20 * 21 // 2
+    at = open_screen("trained", probe="ABCDEFABCDEF")
+    assert len(grid(at)) == 8 * 12 * 13 // 2 and "final model" in page_text(at)
+
+
+def test_bad_url_values_fall_back_with_notes():
+    at = open_screen("trained", task="juggle", step="7", layer="9", head="9", off="9.9,x", probe="AB!",
+                     train_lr="0.005", train_steps="77")
+    notes = " ".join(w.value for w in at.warning)
+    for expected in ("task='juggle'", "no snapshot at step 7", "Layer 9 does not exist", "Head 9 does not exist",
+                     "9.9, x do not exist", "not symbols of the repeat task", "Learning rate 0.005",
+                     "Training steps 77"):
+        assert expected in notes, expected
+    assert len(grid(at)) == 8 * 32 * 33 // 2
+
+
+def test_train_it_yourself_runs_live_and_one_layer_repeat_says_why():
+    at = open_screen("trained", train_layers=1, train_steps=50)
+    assert "Why one layer fails" not in page_text(at)
+    at.button[0].click().run()
+    assert not at.exception
+    mine = {m.label: m.value for m in at.metric}["accuracy on a fresh batch"]
+    assert float(mine) < 0.5 and "Why one layer fails" in page_text(at)
+    assert "done: 50 steps" in str(at.get("progress")[0].proto)
+    assert len([s for s in chart_specs(at) if is_grid(s)]) == 2  # the shipped model's heads and yours
+
+
+def test_heads_screen_with_trained_weights():
+    at = open_screen("heads", weights="trained")
+    text = page_text(at)
+    assert "Trained weights: layer 1" in text and "(1, 4, 32, 32)" in text and "(1, 4, 32, 16)" in text
+    layer_1 = chart_specs(at)
+    assert len(layer_1) == 4 + 4  # four head maps, four query rows
+    assert "32 S" in str(layer_1[0])  # the probe's 32nd token, a symbol of the repeat task
+    at.select_slider(key="layer").set_value(2).run()
+    assert "Trained weights: layer 2" in page_text(at) and chart_specs(at)[0] != layer_1[0]
+    bad = open_screen("heads", weights="trained", layer="5")
+    assert any("Layer 5 does not exist" in w.value for w in bad.warning)
