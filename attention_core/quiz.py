@@ -194,8 +194,37 @@ def heads_questions(d_in: int, d_out: int, num_heads: int, tokens=None) -> list[
     return [width, columns, params]
 
 
+def trained_questions(task: str, ablated: list, accuracy: float, induction=None, tokens=None) -> list[Question]:
+    """ablated: (layers, heads) accuracy with each head switched off alone; accuracy: every head on;
+    induction: (layers, heads) induction scores (repeat only)."""
+    names = [f"{l + 1}.{h + 1}" for l in range(len(ablated)) for h in range(len(ablated[0]))]
+    flat = [a for row in ablated for a in row]
+    worst = min(range(len(flat)), key=flat.__getitem__)
+    tied = tuple(i for i, a in enumerate(flat) if a <= flat[worst] + 0.005)  # within half a point
+    costs = sorted(((accuracy - a) * 100, n) for a, n in zip(flat, names))
+    bottleneck = Question(
+        _identity("trained", "bottleneck", task, tuple(flat)),
+        f"Task {task}: which single head, switched off alone, costs the model the most accuracy?", "choice", tied,
+        f"Head {names[worst]}: accuracy falls from {accuracy:.3f} to {flat[worst]:.3f} "
+        f"({costs[-1][0]:.0f} points); the cheapest to lose is head {costs[0][1]} ({costs[0][0]:.1f} points). "
+        "A head that others rely on, with no copy of its job, is the bottleneck.", options=tuple(names))
+    result = [bottleneck]
+    if induction is not None:
+        scores = [float(s) for row in induction for s in row]
+        strongest = max(range(len(scores)), key=scores.__getitem__)
+        cost = (accuracy - flat[strongest]) * 100
+        result.append(Question(
+            _identity("trained", "backup", task, tuple(flat), tuple(scores)),
+            f"Head {names[strongest]} is the strongest induction head (score {scores[strongest]:.2f}). Switched off "
+            "alone, does accuracy fall by more than 10 points?", "yesno", cost > 10,
+            f"It falls by {cost:.1f} points ({accuracy:.3f} → {flat[strongest]:.3f}). "
+            + ("Other layer-2 heads do the same induction and back it up." if cost <= 10 else
+               "No other head does its job well enough to cover for it.")))
+    return result
+
+
 QUESTIONS = {"scores": scores_questions, "softmax": softmax_questions, "mask": mask_questions,
-             "dropout": dropout_questions, "heads": heads_questions}
+             "dropout": dropout_questions, "heads": heads_questions, "trained": trained_questions}
 
 
 def questions(stage: str, **inputs) -> list[Question]:

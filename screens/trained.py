@@ -60,6 +60,9 @@ def trained_view():
 
     scores = head_scores.scores_of(list(weights.unsqueeze(1)), task, ids[None])
     ablated_all, ablated = ui.ablation(task)
+    if not ui.predict_first("trained", settings, round_of=(task, 0, 0), task=task, ablated=ablated,
+                            accuracy=ablated_all, induction=scores.get("induction")):
+        return
     rows = []
     for l in range(L):
         for h in range(H):

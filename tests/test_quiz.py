@@ -146,3 +146,14 @@ def test_ties_accept_every_largest_key():
     scores = torch.tensor([[1.0, 2.0, 2.0], [0.0, 1.0, 0.0], [3.0, 0.0, 1.0]])
     largest = quiz.scores_questions(scores, ["a", "b", "c"], 0)[0]
     assert quiz.check(largest, "2 b").ok and quiz.check(largest, "3 c").ok and not quiz.check(largest, "1 a").ok
+
+
+def test_trained_questions_name_the_bottleneck_head_and_the_backed_up_induction_head():
+    ablated = [[0.90, 0.95, 0.38, 0.96], [0.93, 0.94, 0.92, 0.93]]  # (layers, heads), like the shipped repeat model
+    induction = [[0.03, 0.08, 0.08, 0.09], [0.97, 0.98, 0.88, 0.93]]
+    bottleneck, backup = quiz.trained_questions("repeat", ablated, 0.96, induction)
+    assert bottleneck.options[2] == "1.3"
+    assert quiz.check(bottleneck, 2).ok and not quiz.check(bottleneck, 0).ok
+    assert "58 points" in bottleneck.explanation
+    assert quiz.check(backup, "no").ok and not quiz.check(backup, "yes").ok  # 2.2 off costs 2 points
+    assert len(quiz.trained_questions("sort", ablated, 0.96)) == 1  # no induction score for sort

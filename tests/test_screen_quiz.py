@@ -33,6 +33,18 @@ def test_each_stage_asks_before_it_shows(stage):
     assert any(i.value.startswith("Answer:") for i in at.info)
 
 
+def test_the_trained_screen_asks_which_head_matters_before_its_numbers():
+    at = open_screen("trained", quiz=1)
+    assert "Predict first" in _headings(at) and "What each head does, in numbers" not in _headings(at)
+    picker = next(w for w in _quiz_widgets(at) if ":bottleneck:" in str(w.key))
+    picker.set_value("1.3").run()  # head 1.3: the previous-token head everything relies on
+    next(w for w in _quiz_widgets(at) if ":backup:" in str(w.key)).set_value("no").run()  # backed up
+    _button(at, ":check").click().run()
+    assert not at.exception and "What each head does, in numbers" in _headings(at)
+    assert sum("Right" in box.value for box in at.success) == 2, [b.value for b in at.success]
+    assert any("1\\.3" in box.value or "1.3" in box.value for box in at.success)
+
+
 def test_without_quiz_nothing_is_asked():
     at = open_screen("mask")
     assert "Predict first" not in _headings(at) and AFTER["mask"] in _headings(at)

@@ -19,12 +19,14 @@ SAY = {True: st.success, False: st.warning, None: st.info}  # a wrong answer is 
 
 # --- predict first --------------------------------------------------------------------------------
 
-def predict_first(stage: str, settings: Settings, **inputs) -> bool:
+def predict_first(stage: str, settings: Settings, round_of=None, **inputs) -> bool:
     """With quiz=1: ask this stage's questions and return False until they are answered (or, in
-    presenter mode, revealed); the screen then stops. Without quiz=1: True at once."""
+    presenter mode, revealed); the screen then stops. Without quiz=1: True at once.
+    round_of: what makes a new round (default: the sidebar's input, d_out and the stage's seed)."""
     if not value("quiz"):
         return True
-    round_key = "quiz:" + quiz.round_id(stage, settings.x, settings.d_out, settings.seed_for(stage))
+    round_key = "quiz:" + (quiz.round_id(stage, *round_of) if round_of is not None else
+                           quiz.round_id(stage, settings.x, settings.d_out, settings.seed_for(stage)))
     state = st.session_state.setdefault(round_key, {"revealed": False, "results": []})
     if state["revealed"]:
         _results(state["results"], round_key)
