@@ -32,12 +32,12 @@ from screens.registry import BY_NAME  # noqa: E402  the screens by short name: "
 WIDTH, HEIGHT = 1920, 1080
 TOP_BAND = 48  # blank margin above the content of every slide after the first
 # Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header and the
-# screens' "Show common mistakes" switch go too (add presenter=1&pitfalls=1 to show the mistakes).
+# screens' "Show common mistakes" and "Readers' questions" switches go too (add pitfalls=1 or readers=1).
 # Injected before the app renders, so charts are laid out at the full width from the start.
 HIDE_CHROME = """(() => {
   const css = '[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],'
     + ' [data-testid="stExpandSidebarButton"], [data-testid="stHeader"],'
-    + ' .st-key-pitfalls { display: none !important; }';  // a switch is no slide content
+    + ' .st-key-pitfalls, .st-key-readers { display: none !important; }';  // switches are no slide content
   const add = () => { const s = document.createElement('style'); s.textContent = css;
                       document.head.appendChild(s); };
   if (document.head) add(); else document.addEventListener('DOMContentLoaded', add);
