@@ -9,6 +9,10 @@ from attention_core.ui.controls import heads_picker, key_picker, query_picker
 from attention_core.ui.display import (agreement, cached_chart, chart, device_badge, explain, font_scale, pitfall, pitfalls_toggle,
                                        show_code, show_matrix, show_row, table, zoom_view)
 from attention_core.ui.export import new_run
+from attention_core.ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
+from attention_core.ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
+from attention_core.ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_model, gpt2_sentence_input,
+                                          gpt2_source, gpt2_tokens)
 from attention_core.ui.sidebar import Settings, current, sidebar
 from attention_core.ui.state import clamp, control, fragment, init_state, note, sync_url, value
 from attention_core.ui.text import dot_product_latex, md_escape, short
@@ -18,4 +22,6 @@ __all__ = [
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "fragment", "value", "dot_product_latex", "md_escape", "short",
+    "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_model",
+    "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",
 ]
