@@ -235,7 +235,10 @@ if __name__ == "__main__":
     parser.add_argument("--download", action="store_true", help="download config, weights and tokenizer files")
     parser.add_argument("--source", default=HUB_ID, help="hub id or local directory (default: gpt2)")
     args = parser.parse_args()
-    found = locate(args.source, download=args.download)
+    try:
+        found = locate(args.source, download=args.download)
+    except WeightsUnavailable as error:
+        raise SystemExit(f"GPT-2 is not available: {error}")
     print(f"GPT-2 files in {found}")
     ids, tokens = tokenize("Your journey starts with one step", found)
     top = load_dir(found).predict_next(torch.tensor([ids]))

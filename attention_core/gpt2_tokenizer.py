@@ -84,7 +84,12 @@ class Tokenizer:
         return bytes(self.byte_decoder[c] for c in self.decoder[token_id])
 
     def token_text(self, token_id: int) -> str:
-        """One token as readable text (a piece of a multi-byte character shows as �)."""
+        """One token as readable text (a piece of a multi-byte character shows as �).
+
+        An id the vocabulary lacks (a model may pad its embedding past the tokenizer's size) reads <id>.
+        """
+        if token_id not in self.decoder:
+            return f"<{token_id}>"
         return self.token_bytes(token_id).decode("utf-8", errors="replace")
 
     def decode(self, ids: list[int]) -> str:

@@ -89,7 +89,7 @@ def screen():
                         index=[f"layer {l + 1}" for l in range(cfg.n_layer)],
                         columns=[f"head {h + 1}" for h in range(cfg.n_head)])
     st.markdown("**What each head does, read off its map** (the rule is in `attention_core/head_labels.py`):")
-    st.dataframe(grid, width="content")
+    st.dataframe(grid, width="content", height=35 * (cfg.n_layer + 1) + 3)  # every layer, no inner scroll
 
     left, right = st.columns(2)
     with left:

@@ -62,3 +62,7 @@ def test_every_byte_has_a_printable_character():
     assert len(set(chars.values())) == 256
     assert all(c.isprintable() and not c.isspace() for c in chars.values())
     assert chars[ord(" ")] == "Ġ" and chars[ord("\n")] == "Ċ"
+
+
+def test_an_id_beyond_the_vocabulary_reads_as_its_number(directory):
+    assert Tokenizer.from_dir(directory).token_text(50000) == "<50000>"
