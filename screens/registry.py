@@ -41,6 +41,7 @@ SCREENS = [
            "Going further"),
     Screen("Efficiency: fused attention", "efficiency", "screens/efficiency.py", ":material/speed:",
            "Going further"),
+    Screen("Real GPT-2 heads", "gpt2", "screens/gpt2.py", ":material/psychology:", "Going further"),
 ]
 
 BY_NAME = {s.name: s for s in SCREENS}

@@ -1,0 +1,111 @@
+"""GPT-2 for the app: where the weights are, one copy of the model per server, cached attention maps.
+
+Nothing here touches the network unless the user presses the download button: finding the weights
+reads the path given on screen (or $GPT2_DIR) and the Hugging Face cache only.
+"""
+import os
+
+import numpy as np
+import streamlit as st
+import torch
+
+from attention_core import gpt2, head_labels
+from attention_core.ui.state import _set, value
+
+ENV_VAR = "GPT2_DIR"
+PATH_KEY = "gpt2_dir"  # the screen's path input (session only: a path on the server is no URL material)
+TEXT_KEY = "gpt2_text"  # the screen's sentence box; it edits the app's shared `text` (the sidebar has its own box)
+
+
+def gpt2_sentence_input(label: str, **kwargs) -> str:
+    """A text box for the class's sentence (the shared `text` value, so it lands in the URL too)."""
+    if st.session_state.get(TEXT_KEY) != value("text"):
+        st.session_state[TEXT_KEY] = value("text")
+    return st.text_input(label, key=TEXT_KEY, on_change=_text_changed, **kwargs)
+
+
+def _text_changed() -> None:
+    _set("text", st.session_state[TEXT_KEY])
+    if value("preset") != "custom":  # as for the sidebar's box: the sentence is no longer the preset's
+        _set("preset", "custom")
+
+
+def gpt2_source() -> str:
+    """The directory the user named (screen input, then $GPT2_DIR), or the hub id when none."""
+    typed = str(st.session_state.get(PATH_KEY) or "").strip()
+    return typed or os.environ.get(ENV_VAR, "").strip() or gpt2.HUB_ID
+
+
+def gpt2_find(source: str) -> tuple[str | None, str]:
+    """(directory, "") when the files are there, else (None, why not). Never uses the network."""
+    try:
+        return str(gpt2.locate(source, download=False)), ""
+    except gpt2.WeightsUnavailable as error:
+        return None, str(error)
+
+
+class _ProgressBar:
+    """A tqdm stand-in for huggingface_hub that moves an st.progress bar (files done / files)."""
+
+    def __init__(self, iterable=None, total=None, **_):
+        self.iterable, self.total, self.n = iterable, total or 1, 0
+        self.bar = st.progress(0.0, text="Downloading GPT-2…")
+
+    def __iter__(self):
+        for item in self.iterable:
+            yield item
+            self.update(1)
+
+    def update(self, count=1):
+        self.n += count
+        self.bar.progress(min(self.n / self.total, 1.0), text=f"Downloading GPT-2: {self.n} of {self.total} files")
+
+    def close(self):
+        self.bar.empty()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @classmethod
+    def get_lock(cls):  # tqdm's thread_map asks for one
+        import threading
+        return threading.RLock()
+
+    @classmethod
+    def set_lock(cls, lock):
+        pass
+
+
+def gpt2_download() -> tuple[str | None, str]:
+    """Fetch the hub's copy once into its cache, with a progress bar; quick failure when offline."""
+    try:
+        return str(gpt2.locate(gpt2.HUB_ID, download=True, tqdm_class=_ProgressBar)), ""
+    except gpt2.WeightsUnavailable as error:
+        return None, str(error)
+
+
+@st.cache_resource(max_entries=1, show_spinner="Loading GPT-2 (about 500 MB)…")
+def gpt2_model(directory: str) -> gpt2.GPT2:
+    """One model per server process, shared by every session (never mutate it)."""
+    return gpt2.load_dir(directory)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def gpt2_tokens(directory: str, text: str) -> tuple[list[int], list[str]]:
+    return gpt2.tokenize(text, directory)
+
+
+@st.cache_data(max_entries=16, show_spinner="Running GPT-2…")
+def gpt2_attention(directory: str, ids: tuple[int, ...]) -> dict:
+    """Every head's map (layers, heads, T, T) as float32, their labels, and the next-token top 5."""
+    model = gpt2_model(directory)
+    batch = torch.tensor([ids])  # (1, T)
+    weights = torch.stack(model.attention_weights(batch))[:, 0]  # (layers, heads, T, T)
+    top = model.predict_next(batch)
+    tokenizer = gpt2.load_tokenizer(gpt2.locate(directory))
+    return {"weights": weights.numpy().astype(np.float32),
+            "labels": head_labels.score_heads(weights, list(ids)),
+            "next": [(tokenizer.token_text(i), p) for i, p in top]}

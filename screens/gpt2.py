@@ -1,0 +1,140 @@
+"""Going further: OpenAI's GPT-2 124M inside the book's MultiHeadAttention, on the class's own sentence."""
+import pandas as pd
+import streamlit as st
+
+from attention_core import charts, gpt2, head_images, head_labels, ui
+from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
+from attention_core.presets import code
+from screens import registry
+
+settings = ui.current()
+st.title("Real GPT-2 heads")
+st.markdown(
+    "The chapter's `MultiHeadAttention`, unchanged, with OpenAI's trained GPT-2 weights loaded into it the way "
+    "the book's chapter 5 does (`c_attn` split into `W_query`, `W_key`, `W_value` and transposed). Type a sentence "
+    "and see what each of the model's heads does with it."
+)
+
+with st.expander("Where the weights come from", expanded=False):
+    st.text_input("GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt)", key=ui.GPT2_PATH_KEY,
+                  placeholder=f"${ui.GPT2_ENV_VAR} or the Hugging Face cache",
+                  help="A folder on the server in the hub's layout; empty: $GPT2_DIR, then the hub's cache.")
+directory, why = ui.gpt2_find(ui.gpt2_source())
+
+
+def missing_weights(why: str) -> None:
+    """The kind, quick explanation when there is no copy of the weights."""
+    st.info(
+        "**GPT-2's weights are not on this server yet**, so this screen has nothing to show. Everything else in "
+        "the app works without them.\n\n"
+        "To fetch them once (about 550 MB, into the Hugging Face cache), run in the app's folder:\n\n"
+        "```bash\npython -m attention_core.gpt2 --download\n```\n\n"
+        f"Or point the app at a copy: a folder holding `{'`, `'.join(gpt2.FILES)}` (the hub's `gpt2` layout), "
+        f"named in the environment variable `{ui.GPT2_ENV_VAR}` or in *Where the weights come from* above.",
+        icon=":material/cloud_off:")
+    st.caption(f"What was checked: {why}.")
+    if st.button("Try to download GPT-2 now", icon=":material/download:"):
+        found, error = ui.gpt2_download()
+        if found:
+            st.rerun()
+        st.warning(f"The download did not work ({error}). Without a network, copy the folder from a machine "
+                   "that has it.", icon=":material/wifi_off:")
+    trained = registry.BY_NAME.get("trained")
+    if trained:
+        st.page_link(trained.file, label="Meanwhile: heads of tiny models trained here, offline",
+                     icon=":material/school:")
+    else:
+        st.markdown("Meanwhile, the trained toy models (`/trained`) show the same head patterns offline.")
+
+
+if directory is None:
+    missing_weights(why)
+    st.stop()
+
+model = ui.gpt2_model(directory)
+cfg = model.config
+
+
+text = ui.gpt2_sentence_input("The class's sentence", max_chars=MAX_TEXT_CHARS,
+                              help="The same sentence as the sidebar's; GPT-2 splits it into its own tokens.")
+ids, tokens = ui.gpt2_tokens(directory, text)
+if not ids:
+    ui.note("The sentence is empty; type a few words.")
+    st.stop()
+if len(ids) > MAX_SENTENCE_TOKENS:
+    ui.note(f"The sentence has {len(ids)} GPT-2 tokens; this screen uses the first {MAX_SENTENCE_TOKENS}.")
+    ids, tokens = ids[:MAX_SENTENCE_TOKENS], tokens[:MAX_SENTENCE_TOKENS]
+shown = [t.replace(" ", "·").replace("\n", "↵") for t in tokens]
+st.markdown(f"**{len(ids)} GPT-2 tokens** (· is a space, which GPT-2 keeps at the start of a word): "
+            + " ".join(code(t) for t in shown))
+labels = charts.axis_labels(shown)
+result = ui.gpt2_attention(directory, tuple(ids))
+weights, scores = result["weights"], result["labels"]  # (layers, heads, T, T); [layer][head]
+T = len(ids)
+
+st.markdown("**What GPT-2 predicts next:** " + ", ".join(f"{code(t.replace(' ', '·'))} {p:.1%}"
+                                                          for t, p in result["next"]))
+
+
+@ui.fragment
+def screen():
+    st.subheader(f"Every head: {cfg.n_layer} layers × {cfg.n_head} heads")
+    st.image(head_images.model_view(weights), caption=f"One map per head: a row per layer (1 at the top), a column "
+             f"per head (1 on the left); in each map queries go down, keys across, {T} tokens.")
+    st.image(head_images.colour_bar(), width=256,
+             caption=f"colour: weight ÷ the uniform share 1/(keys visible), on a log scale from "
+                     f"1/{2 ** head_images.RANGE:g} (blue) through 1 (white) to {2 ** head_images.RANGE:g}× (red); "
+                     "grey = the masked future")
+    grid = pd.DataFrame([[head_labels.LABELS[s.label] for s in row] for row in scores],
+                        index=[f"layer {l + 1}" for l in range(cfg.n_layer)],
+                        columns=[f"head {h + 1}" for h in range(cfg.n_head)])
+    st.markdown("**What each head does, read off its map** (the rule is in `attention_core/head_labels.py`):")
+    st.dataframe(grid, width="content", height=35 * (cfg.n_layer + 1) + 3)  # every layer, no inner scroll
+
+    left, right = st.columns(2)
+    with left:
+        ui.clamp("layer", low=1, high=cfg.n_layer, fallback_note=f"Layer {{old}} does not exist (GPT-2 has "
+                 f"{cfg.n_layer}); showing layer {{new}}.")
+        layer = ui.control(st.select_slider, "Layer", "layer", options=list(range(1, cfg.n_layer + 1))) - 1
+    with right:
+        ui.clamp("head", low=1, high=cfg.n_head, fallback_note=f"Head {{old}} does not exist ({cfg.n_head} per "
+                 f"layer); showing head {{new}}.")
+        head = ui.control(st.select_slider, "Head", "head", options=list(range(1, cfg.n_head + 1))) - 1
+
+    s = scores[layer][head]
+    st.subheader(f"Layer {layer + 1}, head {head + 1}: {head_labels.LABELS[s.label]}")
+    cols = st.columns(5)
+    for col, (name, v) in zip(cols, [("previous token", s.previous), ("first token", s.first),
+                                     ("same token earlier", s.duplicate), ("itself", s.self), ("spread", s.spread)]):
+        col.metric(name, "—" if v != v else f"{v:.2f}")
+    st.caption("Average weight, over queries 2 to T, on the token just before, on the first token, on earlier "
+               "copies of the query's own token (— when no token repeats) and on itself; spread is the entropy "
+               "relative to a uniform row (1 = uniform).")
+    ui.show_matrix(weights[layer, head], settings, "weights", f"layer {layer + 1} head {head + 1}",
+                   row_labels=labels, col_labels=labels)
+    with st.expander("Exact values"):
+        ui.table(weights[layer, head], f"attn_weights[0, {head}] of layer {layer + 1}", labels, labels)
+
+    st.subheader(f"Head view: all {cfg.n_head} heads of layer {layer + 1}")
+    st.image(head_images.model_view(weights[layer:layer + 1], head_px=160),
+             caption=f"Heads 1 to {cfg.n_head} of layer {layer + 1}, same colours as above.")
+    ui.clamp("query", low=1, high=T, fallback_note=f"Query token {{old}} does not exist ({T} tokens); using {{new}}.")
+    q = ui.control(st.select_slider, "Query token", "query", options=list(range(1, T + 1)),
+                   format_func=lambda i: labels[i - 1]) - 1
+    ui.show_matrix(weights[layer, :, q, : q + 1], settings, "weights",
+                   f"layer {layer + 1}: where token {q + 1} looks, per head",
+                   row_labels=[f"head {h + 1}" for h in range(cfg.n_head)], col_labels=labels[: q + 1])
+    st.markdown(f"The same layer in the chapter's multi-head screen, with every shape and the code: "
+                f"`/heads?weights=gpt2&layer={layer + 1}`.")
+
+    ui.explain(
+        "**Why so much weight lands on the first token.** Softmax must hand out a total weight of 1 in every row: "
+        "a head has no way to say *nothing here is relevant*. Trained models learn a dump: a key that every query "
+        "can match cheaply and whose value changes little, so parking weight there does almost nothing to the "
+        "output. In GPT-2 that is the first token, the only one every query can see (the causal mask hides the "
+        "rest of the sentence from early queries). Such a head is idle on this sentence, not broken; the effect "
+        "is called an *attention sink*.", title="The first-token sink")
+    ui.show_code(gpt2.Block, gpt2._book_state_dict, title="The model around the book's class, and the loading")
+
+
+screen()

@@ -1,0 +1,105 @@
+"""AppTest: /gpt2 with a tiny local GPT-2 ($GPT2_DIR), and with no weights at all (offline). No network."""
+import time
+
+import pytest
+from huggingface_hub import constants
+
+from attention_core import gpt2
+from conftest import open_screen, page_text
+from gpt2_tiny import save_tiny
+
+SIZES = {"n_layer": 2, "n_head": 4, "n_embd": 64, "n_positions": 80}
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("gpt2-screen")
+    save_tiny(directory, **SIZES)
+    return directory
+
+
+@pytest.fixture
+def tiny(tiny_dir, monkeypatch):
+    monkeypatch.setenv("GPT2_DIR", str(tiny_dir))
+    return tiny_dir
+
+
+@pytest.fixture
+def nothing(tmp_path, monkeypatch):
+    """No $GPT2_DIR, an empty hub cache, offline mode: what a class laptop without the weights sees."""
+    monkeypatch.delenv("GPT2_DIR", raising=False)
+    (tmp_path / "empty-cache").mkdir()
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+
+
+def test_tiny_model_shows_tokens_every_head_labels_and_the_prediction(tiny):
+    at = open_screen("gpt2", text="the cat sat on the mat")
+    text = page_text(at)
+    assert "7 GPT-2 tokens" in text and "`·cat`" in text and "`he`" in text
+    assert "2 layers × 4 heads" in text
+    assert "What GPT-2 predicts next:" in text and text.count("%") >= 5
+    images = at.get("image")
+    assert len(images) == 1 + 1 + 1  # the model view, its colour bar, the layer's head view: one image each
+    grid = at.dataframe[0].value
+    assert grid.shape == (2, 4) and set(grid.values.ravel()) <= set(gpt2_labels())
+    assert "Layer 1, head 1:" in text
+    assert not at.warning and not at.error
+
+
+def gpt2_labels():
+    from attention_core.head_labels import LABELS
+    return LABELS.values()
+
+
+def test_layer_and_head_come_from_the_url_and_bad_ones_fall_back(tiny):
+    at = open_screen("gpt2", layer=2, head=3)
+    assert "Layer 2, head 3:" in page_text(at)
+    at = open_screen("gpt2", layer=9, head=3)
+    assert any("Layer 9 does not exist" in w.value for w in at.warning)
+    assert "Layer 1, head 3:" in page_text(at)
+
+
+def test_the_pickers_change_the_enlarged_head_and_the_url(tiny):
+    at = open_screen("gpt2")
+    at.select_slider(key="head").set_value(4).run()
+    at.select_slider(key="layer").set_value(2).run()
+    assert not at.exception
+    assert "Layer 2, head 4:" in page_text(at)
+    assert at.query_params["layer"] == "2" and at.query_params["head"] == "4"
+
+
+def test_a_new_sentence_is_tokenized_and_shared(tiny):
+    at = open_screen("gpt2")
+    at.text_input(key="gpt2_text").set_value("the cat sat on the mat, the cat sat").run()
+    assert not at.exception
+    assert "11 GPT-2 tokens" in page_text(at)
+    assert at.query_params["text"] == "the cat sat on the mat, the cat sat"
+
+
+def test_more_than_64_tokens_are_cut_with_a_note(tiny):
+    at = open_screen("gpt2", text=" cat" * 70)
+    assert any("70 GPT-2 tokens" in w.value for w in at.warning)
+    assert "64 GPT-2 tokens" in page_text(at)
+
+
+def test_without_weights_the_screen_says_what_to_do_quickly(nothing):
+    start = time.perf_counter()
+    at = open_screen("gpt2")
+    assert time.perf_counter() - start < 30  # the app's cold start; nothing waits on a network
+    info = " ".join(i.value for i in at.info)
+    assert "not on this server yet" in info
+    assert "python -m attention_core.gpt2 --download" in info and "GPT2_DIR" in info
+    assert all(name in info for name in gpt2.FILES)
+    assert not at.get("image") and not at.error
+    start = time.perf_counter()
+    at.button[0].click().run()  # "Try to download GPT-2 now": offline mode answers at once
+    assert time.perf_counter() - start < 10
+    assert any("did not work" in w.value and "cannot be reached" in w.value for w in at.warning)
+    assert not at.exception
+
+
+def test_a_path_typed_on_the_screen_is_used(nothing, tiny_dir):
+    at = open_screen("gpt2")
+    at.text_input(key="gpt2_dir").set_value(str(tiny_dir)).run()
+    assert not at.exception and "2 layers × 4 heads" in page_text(at)
