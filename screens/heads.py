@@ -19,14 +19,24 @@ st.markdown(
     "projection and cuts it into heads."
 )
 
-trained = ui.value("weights") == "trained"  # ?weights=trained: the trained repeat model's heads (screens/trained.py)
-if trained:
-    ui.clamp("layer", low=1, high=2, fallback_note="Layer {old} does not exist (the trained model has 2); using {new}.")
-    layer = ui.control(st.select_slider, "Layer of the trained model", "layer", options=[1, 2])
-    settings, trained_h = ui.trained_heads(settings, layer - 1)
-    st.info(f"Trained weights: layer {layer} of the model trained on the repeat task (see *What heads "
-            "learn*), on its probe sequence. Inputs are what enters that layer's `MultiHeadAttention` (after "
-            "LayerNorm); the wrapper has no trained counterpart, so it is left out.", icon=":material/model_training:")
+# ?weights=trained: the trained repeat model's heads (screens/trained.py); ?weights=gpt2: OpenAI's GPT-2
+# (screens/gpt2.py). Either way, one layer's MultiHeadAttention traced by the book's code on real inputs.
+source = ui.value("weights")
+trained_h = None
+layers = ui.trained_run("repeat").config["layers"] if source == "trained" else \
+    ui.gpt2_layers() if source == "gpt2" else None
+if layers:
+    ui.clamp("layer", low=1, high=layers, fallback_note=f"Layer {{old}} does not exist (the model has {layers}); "
+             "using {new}.")
+    layer = ui.control(st.select_slider, f"Layer of the {'trained model' if source == 'trained' else 'GPT-2'}",
+                       "layer", options=list(range(1, layers + 1)))
+    settings, trained_h = (ui.trained_heads if source == "trained" else ui.gpt2_heads)(settings, layer - 1)
+    what = ("the model trained on the repeat task (see *What heads learn*), on its probe sequence"
+            if source == "trained" else "OpenAI's GPT-2 on the sentence (GPT-2's own tokens)")
+    st.info(f"Trained weights: layer {layer} of {what}. Inputs are what enters that layer's "
+            "`MultiHeadAttention` (after LayerNorm); the wrapper has no trained counterpart, so it is left out.",
+            icon=":material/model_training:")
+trained = trained_h is not None
 d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 
 

@@ -103,3 +103,25 @@ def test_a_path_typed_on_the_screen_is_used(nothing, tiny_dir):
     at = open_screen("gpt2")
     at.text_input(key="gpt2_dir").set_value(str(tiny_dir)).run()
     assert not at.exception and "2 layers × 4 heads" in page_text(at)
+
+
+def test_the_heads_screen_shows_a_gpt2_layer_through_the_books_trace(tiny):
+    import torch
+    at = open_screen("heads", weights="gpt2", layer="2", text="the cat sat on the mat")
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    text = page_text(at)
+    assert "layer 2 of OpenAI's GPT-2" in text
+    assert at.select_slider(key="layer").options == ["1", "2"]  # the tiny model's layers, from its config
+    # The maps are GPT-2's own attention of that layer: the book's trace equals the model's weights.
+    model = gpt2.load_dir(str(tiny))
+    ids, _ = gpt2.tokenize("the cat sat on the mat", str(tiny))
+    expected = model.attention_weights(torch.tensor([ids]))[1][0, 0]  # layer 2, head 1: (T, T)
+    drawn = at.dataframe[[i for i, f in enumerate(at.dataframe) if f.value.shape == expected.shape][0]].value
+    torch.testing.assert_close(torch.tensor(drawn.values, dtype=torch.float32), expected, rtol=0, atol=1e-4)
+
+
+def test_the_heads_screen_without_gpt2_weights_says_so_and_shows_random_heads(nothing):
+    at = open_screen("heads", weights="gpt2")
+    assert not at.exception
+    assert any("GPT-2's weights are not on this server" in w.value for w in at.warning)
+    assert "What each head attends to" in page_text(at)

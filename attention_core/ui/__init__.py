@@ -14,8 +14,9 @@ from attention_core.ui.vega import cached_chart, chart, font_scale
 from attention_core.ui.export import new_run
 from attention_core.ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
 from attention_core.ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
-from attention_core.ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_model, gpt2_sentence_input,
-                                          gpt2_source, gpt2_tokens)
+from attention_core.ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers,
+                                          gpt2_model,
+                                          gpt2_sentence_input, gpt2_source, gpt2_tokens)
 from attention_core.ui.models import (TrainingJob, ablation, accuracy_with_off, batch_scores, heads_off_picker,
                                       history_frame, probe_ids, probe_weights, trained_heads, trained_model,
                                       trained_run, training_job)
@@ -34,6 +35,6 @@ __all__ = [
     "predict_first", "exercises", "reader_questions",
     "TrainingJob", "ablation", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
-    "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_model",
+    "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",
 ]

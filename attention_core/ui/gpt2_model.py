@@ -3,14 +3,17 @@
 Nothing here touches the network unless the user presses the download button: finding the weights
 reads the path given on screen (or $GPT2_DIR) and the Hugging Face cache only.
 """
+import dataclasses
 import os
 
 import numpy as np
 import streamlit as st
 import torch
 
-from attention_core import gpt2, head_labels
-from attention_core.ui.state import _set, value
+from attention_core import charts, gpt2, head_labels
+from attention_core.inputs import MAX_SENTENCE_TOKENS
+from attention_core.ui.byte_cache import byte_cache
+from attention_core.ui.state import note, set_value, value
 
 ENV_VAR = "GPT2_DIR"
 PATH_KEY = "gpt2_dir"  # the screen's path input (session only: a path on the server is no URL material)
@@ -25,9 +28,9 @@ def gpt2_sentence_input(label: str, **kwargs) -> str:
 
 
 def _text_changed() -> None:
-    _set("text", st.session_state[TEXT_KEY])
+    set_value("text", st.session_state[TEXT_KEY])
     if value("preset") != "custom":  # as for the sidebar's box: the sentence is no longer the preset's
-        _set("preset", "custom")
+        set_value("preset", "custom")
 
 
 def gpt2_source() -> str:
@@ -109,3 +112,38 @@ def gpt2_attention(directory: str, ids: tuple[int, ...]) -> dict:
     return {"weights": weights.numpy().astype(np.float32),
             "labels": head_labels.score_heads(weights, list(ids)),
             "next": [(tokenizer.token_text(i), p) for i, p in top]}
+
+
+@byte_cache(max_mb=40, spinner="Running GPT-2…")
+def _gpt2_layer_trace(directory: str, ids: tuple[int, ...], layer: int) -> dict:
+    """The book's trace of GPT-2's layer `layer` (0-based) MultiHeadAttention on the sentence."""
+    model = gpt2_model(directory)
+    with torch.no_grad():
+        inputs = model.attention_inputs(torch.tensor([ids]))[layer]  # (1, T, n_embd), after ln_1
+        return model.attention_modules[layer].trace(inputs) | {"inputs": inputs}
+
+
+def gpt2_layers() -> int | None:
+    """GPT-2's number of layers, or None (with a note saying how to get the weights) when they are not here."""
+    directory, why = gpt2_find(gpt2_source())
+    if directory is None:
+        note(f"GPT-2's weights are not on this server ({why}), so the heads below are the chapter's random "
+             "ones. The *Real GPT-2 heads* screen says how to fetch them (one command, about 550 MB).")
+        return None
+    return gpt2_model(directory).config.n_layer
+
+
+def gpt2_heads(settings, layer: int):
+    """(settings, h) for the heads screen with weights=gpt2 (check gpt2_layers() first). layer is
+    0-based; settings carries GPT-2's tokens of the sentence (the shared `text`), h looks like
+    ui.heads' result without the wrapper."""
+    directory, _ = gpt2_find(gpt2_source())
+    model = gpt2_model(directory)
+    ids, tokens = gpt2_tokens(directory, value("text") or " ")
+    ids, tokens = ids[:MAX_SENTENCE_TOKENS], tokens[:MAX_SENTENCE_TOKENS]
+    layer = min(layer, model.config.n_layer - 1)
+    record = _gpt2_layer_trace(directory, tuple(ids), layer)
+    d = record["inputs"].shape[-1]
+    shown = dataclasses.replace(settings, x=record["inputs"][0], tokens=tokens, labels=charts.axis_labels(tokens),
+                                d_out=d)
+    return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": d * d + d}
