@@ -6,6 +6,7 @@
     python scripts/load_test.py --preset gpt2-small  # every student on exercise 3.3's sizes
     python scripts/load_test.py --soak               # RSS after warm-up, then after 100 and 1,000 more reruns
     python scripts/load_test.py --cold-start         # `streamlit run` -> home page rendered in Chromium
+    python scripts/load_test.py --every-screen       # RSS after every screen with both presets (one student)
     python scripts/load_test.py --url http://127.0.0.1:8501 --pid 1234   # a server already running
     python scripts/load_test.py --servers 2          # 2 app servers behind HAProxy (scripts/cluster.py)
     python scripts/load_test.py --compare 1,2 --sessions 30 --duration 60 --preset gpt2-small
@@ -686,6 +687,26 @@ def split_rows(servers, students, results, cpu_by_server, memory) -> list[str]:
     return rows
 
 
+async def memory_tour(base, pid, args) -> str:
+    """A fresh server and one student: every screen of the registry, moving each slider once, with the
+    book preset and then with GPT-2 small; the server's RSS after each round."""
+    lines = header("Memory after every screen with both presets", args)
+    rows = ["| after | reruns | errors | RSS MB |", "|---|---:|---:|---:|", f"| start | – | – | {rss_mb(pid):.0f} |"]
+    every = [s.url_path for s in registry.SCREENS if s.url_path]
+    peak = 0.0
+    for preset in ("book", "gpt2-small"):
+        tour = argparse.Namespace(**vars(args))
+        tour.params, tour.screens = ("" if preset == "book" else "preset=gpt2-small"), every
+        results = []
+        await asyncio.wait_for(warm_up(base, tour, results), args.timeout * 3 * (2 + 6 * len(every)))
+        rss = rss_mb(pid)
+        peak = max(peak, rss)
+        rows.append(f"| every screen, {preset} | {len(results)} | {sum(1 for r in results if r.error)} | {rss:.0f} |")
+    lines += [f"Screens: {', '.join(every)}.", "", *rows, "",
+              f"Target: ≤ {TARGETS['rss_mb']} MB after every screen with both presets: {verdict(peak <= TARGETS['rss_mb'])}."]
+    return "\n".join(lines) + "\n"
+
+
 async def soak_run(base, pid, args) -> str:
     """After warm-up, `stages` reruns (100 then 1,000 more), RSS after each stage."""
     stages = [20, 100] if args.quick else [100, 1000]
@@ -878,6 +899,8 @@ def main() -> None:
     parser.add_argument("--soak-sessions", type=int, default=4, help="students sharing the soak's reruns (default 4)")
     parser.add_argument("--soak-timeout", type=float, default=1800,
                         help="stop the soak after this many s (default 1800)")
+    parser.add_argument("--every-screen", action="store_true",
+                        help="RSS of a fresh server after one student visits every screen, book then GPT-2 small")
     parser.add_argument("--cold-start", action="store_true",
                         help="time streamlit run -> home page rendered in Chromium")
     parser.add_argument("--repeats", type=int, default=None, help="cold starts to time (default 3, quick 1)")
@@ -909,6 +932,8 @@ def main() -> None:
 
         async def go(base, pid):
             asyncio.get_running_loop().set_exception_handler(quiet_cancel)
+            if args.every_screen:
+                return await memory_tour(base, pid, args)
             return await (soak_run(base, pid, args) if args.soak else first(load_run(base, pid, args)))
         try:
             if args.url:

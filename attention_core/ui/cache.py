@@ -20,7 +20,7 @@ def cached_inputs(kind, text, positions, num_tokens, d_in, seed):
     return lesson.make_inputs(kind, text, positions, num_tokens, d_in, seed)
 
 
-def _x_key():
+def input_key():
     """The plain values that determine the inputs: what the caches below are keyed on."""
     return (value("input"), value("text"), value("positions"), value("tokens"), value("d_in"), value("seed"))
 
@@ -32,7 +32,7 @@ def _projection(x_key, which, d_out, seed, device):
 
 def projection(settings: Settings, which: str, stage: str):
     """(record, device_used, note) for the unmasked single-head attention of a stage."""
-    return _projection(_x_key(), which, settings.d_out, settings.seed_for(stage), settings.device)
+    return _projection(input_key(), which, settings.d_out, settings.seed_for(stage), settings.device)
 
 
 @byte_cache(max_mb=80, spinner="Computing…")
@@ -42,7 +42,7 @@ def _causal(x_key, d_out, seed, context_length, device):
 
 def causal(settings: Settings, stage: str, context_length: int):
     """(record, device_used, note): CausalAttention's trace and both masking variants."""
-    return _causal(_x_key(), settings.d_out, settings.seed_for(stage), context_length, settings.device)
+    return _causal(input_key(), settings.d_out, settings.seed_for(stage), context_length, settings.device)
 
 
 @byte_cache(max_mb=190, spinner="Computing the heads…")
@@ -51,7 +51,7 @@ def _heads(x_key, d_out, num_heads, seed, context_length, device):
 
 
 def heads(settings: Settings, num_heads: int, context_length: int):
-    return _heads(_x_key(), settings.d_out, num_heads, settings.seed_for("heads"),
+    return _heads(input_key(), settings.d_out, num_heads, settings.seed_for("heads"),
                   context_length, settings.device)
 
 
@@ -70,7 +70,7 @@ def _mha_agreement(x_key, d_out, num_heads, seed, context_length):
 
 def mha_agreement(settings: Settings, num_heads: int) -> dict:
     """MultiHeadAttention vs nn.MultiheadAttention with copied weights (needs d_in == d_out)."""
-    return _mha_agreement(_x_key(), settings.d_out, num_heads, settings.seed_for("heads"), len(settings.tokens))
+    return _mha_agreement(input_key(), settings.d_out, num_heads, settings.seed_for("heads"), len(settings.tokens))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -80,7 +80,7 @@ def _exercise_3_1(x_key, d_out, seed):
 
 def exercise_3_1(settings: Settings) -> float:
     """Exercise 3.1 on the current input: SelfAttention_v2's weights copied into SelfAttention_v1."""
-    return _exercise_3_1(_x_key(), settings.d_out, settings.seed_for("mask"))
+    return _exercise_3_1(input_key(), settings.d_out, settings.seed_for("mask"))
 
 
 @st.cache_data(max_entries=16, show_spinner="Running the experiment…")

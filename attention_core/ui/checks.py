@@ -19,13 +19,14 @@ def pitfalls_toggle() -> bool:
                    help="The wrong code next to the right one, with the numbers each gives.")
 
 
-def pitfall(title: str, wrong_code: str, right_code: str, wrong, right) -> None:
-    """A mistake and its fix side by side: the code, then what each one gives."""
+def pitfall(title: str, wrong_code: str, right_code: str, wrong, right, wrong_box=st.error) -> None:
+    """A mistake and its fix side by side: the code, then what each one gives. The readers' questions
+    pass wrong_box=st.warning: they are demonstrations, and slides treat an error box as a broken screen."""
     st.markdown(f"**{title}**")
     left, right_col = st.columns(2)
     with left:
         st.code(wrong_code, language="python")
-        st.error(wrong, icon=":material/close:")
+        wrong_box(wrong, icon=":material/close:")
     with right_col:
         st.code(right_code, language="python")
         st.success(right, icon=":material/check:")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from attention_core import exercises as ex
 from attention_core import quiz
-from attention_core.ui.cache import _x_key, exercise_3_1
+from attention_core.ui.cache import exercise_3_1, input_key
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import sync_url, value
 from attention_core.ui.text import md_escape
@@ -129,7 +129,7 @@ def _exercise_3_1(settings: Settings) -> None:
                 "vectors on this screen's input. Which copy does it?")
     choice = st.radio("Copy the weights with", list(ex.COPY_CHOICES), index=None, key="exercise:3.1",
                       format_func=lambda c: f"`{ex.COPY_CHOICES[c].splitlines()[0]}`" + (" …" if "\n" in ex.COPY_CHOICES[c] else ""))
-    _checked("3.1", (choice, _x_key(), settings.d_out),
+    _checked("3.1", (choice, input_key(), settings.d_out),
              lambda: ex.check_3_1(choice, settings.x, settings.d_out, settings.seed_for("mask")))
     with st.expander("Worked solution"):
         st.code("sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)\n"

@@ -6,22 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from attention_core import reader_questions as rq
-from attention_core.ui.cache import _x_key, cached_inputs
+from attention_core.ui.cache import cached_inputs, input_key
+from attention_core.ui.checks import pitfall
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import control
-
-
-def _versions(title: str, wrong_code: str, right_code: str, wrong: str, right: str) -> None:
-    """The wrong and the right version side by side, with what each gives. The wrong one is a warning,
-    not an error box: these are demonstrations, and slides treat error boxes as a broken screen."""
-    st.markdown(f"**{title}**")
-    left, right_col = st.columns(2)
-    with left:
-        st.code(wrong_code, language="python")
-        st.warning(wrong, icon=":material/close:")
-    with right_col:
-        st.code(right_code, language="python")
-        st.success(right, icon=":material/check:")
 
 
 def reader_questions(stage: str, settings: Settings, **inputs) -> None:
@@ -53,7 +41,7 @@ def _placement_demo(settings, record, p, seed, q, **_) -> None:
     out = rq.dropout_placement(record["attn_scores"], rate, seed, record["keys"].shape[-1])
     row = pd.DataFrame({"keep mask": out["keep"][q], "dropout on the weights (book)": out["right"][q],
                         "dropout on the scores": out["wrong"][q]}, index=settings.labels).T
-    _versions(f"Dropout on the scores instead of the weights (issue 280; p = {rate:g})",
+    pitfall(f"Dropout on the scores instead of the weights (issue 280; p = {rate:g})",
             "attn_scores = dropout(attn_scores)\nattn_weights = torch.softmax(masked / d_k**0.5, dim=-1)",
             "attn_weights = torch.softmax(masked / d_k**0.5, dim=-1)\nattn_weights = dropout(attn_weights)",
             f"A dropped score becomes 0, not −∞, so the dropped keys still get weight: "
@@ -62,7 +50,7 @@ def _placement_demo(settings, record, p, seed, q, **_) -> None:
             f"sums to {float(out['wrong_row_sums'].min()):.4f}: nothing was dropped. After the mask, −∞ × 0 = nan "
             f"spoils {out['nan_rows_if_after_mask']} of {len(settings.labels)} rows.",
             f"Dropped keys get exactly 0, survivors × {1 / (1 - rate):.4f}; query {q + 1}'s row sums to "
-            f"{float(out['right_row_sums'][q]):.4f} in this draw.")
+            f"{float(out['right_row_sums'][q]):.4f} in this draw.", wrong_box=st.warning)
     st.dataframe(row.iloc[:, :64], width="content")
 
 
@@ -93,14 +81,14 @@ def _buffer_demo(settings, record=None, **_) -> None:
     out = _mask_storage(settings.x.shape[-1], settings.d_out)
     target = out["target"]
     devices = pd.DataFrame({name: out[name]["devices"] for name in ("buffer", "attribute")})
-    _versions(f"The mask as a plain attribute instead of a buffer (bonus notebook 03_understanding-buffers; "
+    pitfall(f"The mask as a plain attribute instead of a buffer (bonus notebook 03_understanding-buffers; "
             f"moved with .to(\"{target}\"))",
             'self.mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)',
             'self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))',
             f"The mask stays on {out['attribute']['devices']['mask']}, and the forward pass on {target} fails: "
             f"{out['attribute']['error'] or 'no error raised'}. state_dict saves {out['attribute']['state_dict']}.",
             f"The mask moves to {out['buffer']['devices']['mask']}; the forward pass gives "
-            f"{out['buffer']['output']}. state_dict saves {out['buffer']['state_dict']}.")
+            f"{out['buffer']['output']}. state_dict saves {out['buffer']['state_dict']}.", wrong_box=st.warning)
     st.dataframe(devices, width="content")
     if record is not None:
         st.caption(f"Build the mask separately or apply tril to the weights (issue 279)? Both of this screen's "
@@ -133,7 +121,7 @@ def _d_out_meaning(x_key, d_out: int, num_heads: int, seed: int) -> dict:
 
 
 def _d_out_demo(settings, num_heads, **_) -> None:
-    same = _d_out_meaning(_x_key(), settings.d_out, num_heads, settings.seed_for("heads"))
+    same = _d_out_meaning(input_key(), settings.d_out, num_heads, settings.seed_for("heads"))
     st.markdown(f"**What d_out means** (pull request 859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
     st.dataframe(pd.DataFrame({
