@@ -141,7 +141,7 @@ def screen():
 
     # --- checks and mistakes ------------------------------------------------------------------------
     ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
-                   agreement.dropout_vs_nn(weights, p, seed) if train else 0.0)])
+                   ui.checked(agreement.dropout_vs_nn, weights, p, seed) if train else 0.0)])
     ui.reader_questions("dropout", settings, record=record, p=p, seed=seed, q=q)
     if ui.pitfalls_toggle():
         rate = p if 0 < p < 1 else 0.5

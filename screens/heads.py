@@ -190,7 +190,7 @@ def screen():
 
     # --- checks and mistakes ------------------------------------------------------------------------
     if h is not None:
-        checks = [("each head vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(mha))]
+        checks = [("each head vs F.scaled_dot_product_attention(is_causal=True)", ui.checked(agreement.causal_vs_sdpa, mha))]
         if d_in == d_out and not trained:
             torch_mha = ui.mha_agreement(settings, num_heads)
             checks += [("output vs nn.MultiheadAttention", torch_mha["output"]),

@@ -161,7 +161,7 @@ def screen():
     )
 
     # --- checks and mistakes ------------------------------------------------------------------------
-    ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", agreement.causal_vs_sdpa(record)),
+    ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", ui.checked(agreement.causal_vs_sdpa, record)),
                   ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
     ui.reader_questions("mask", settings, record=record)
     if ui.pitfalls_toggle():

@@ -89,7 +89,7 @@ ui.explain(
 
 # --- checks and mistakes ------------------------------------------------------------------------
 ui.agreement([("context vectors vs F.scaled_dot_product_attention" + (" (scale = 1)" if proj == "none" else ""),
-               agreement.unmasked_vs_sdpa(record, scaled=proj == "v1")),
+               ui.checked(agreement.unmasked_vs_sdpa, record, proj == "v1")),
               ("exercise 3.1: v2's weights in v1", ui.exercise_3_1(settings))])
 if ui.pitfalls_toggle():
     keys = record["keys"][None].expand(2, -1, -1)  # a batch of two, as the book's CausalAttention gets

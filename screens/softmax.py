@@ -148,7 +148,7 @@ def screen():
     ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
 
     # --- checks and mistakes ------------------------------------------------------------------------
-    ui.agreement([("scaled context vectors vs F.scaled_dot_product_attention", agreement.unmasked_vs_sdpa(record, True)),
+    ui.agreement([("scaled context vectors vs F.scaled_dot_product_attention", ui.checked(agreement.unmasked_vs_sdpa, record, True)),
                   ("naive exp/sum vs torch.softmax (book scores)",
                    stages.max_abs_diff(stages.softmax_naive(simple["attn_scores"]), stages.softmax(simple["attn_scores"])))])
     if ui.pitfalls_toggle():

@@ -6,7 +6,7 @@ Pages use `from attention_core import ui` and the names below.
 from attention_core.ui.cache import (causal, dropout_convergence, exercise_3_1, heads, mha_agreement, projection,
                                      why_scaling_histogram, why_scaling_sweep)
 from attention_core.ui.controls import heads_picker, key_picker, query_picker
-from attention_core.ui.checks import agreement, pitfall, pitfalls_toggle
+from attention_core.ui.checks import agreement, checked, pitfall, pitfalls_toggle
 from attention_core.ui.code import show_code
 from attention_core.ui.display import device_badge, explain, table
 from attention_core.ui.heatmaps import show_matrix, show_row, zoom_view
@@ -30,7 +30,7 @@ from attention_core.ui.text import dot_product_latex, md_escape, short
 __all__ = [
     "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
-    "zoom_view", "cached_chart", "agreement", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
+    "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "reader_questions",
     "TrainingJob", "ablation", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",

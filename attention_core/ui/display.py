@@ -1,10 +1,12 @@
 """Small blocks every screen uses: the device badge, folded explanations, tensors as tables."""
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 import torch
 
 from attention_core.device import describe, unused_gpu_note
 from attention_core.ui.state import note, value
+from attention_core.ui.vega import fingerprint, labels_key
 
 TABLE_MAX = 64  # tables show at most 64 x 64 cells
 
@@ -37,11 +39,22 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     if t.dim() == 1:
         t = t.unsqueeze(0)
     cut = t[:TABLE_MAX, :TABLE_MAX]
-    frame = pd.DataFrame(cut.numpy(), index=(row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]],
-                         columns=(col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]])
+    rows = (row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]]
+    cols = (col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]]
+    wide = len(cols) > 16
+    frame = _arrow_table((fingerprint(cut), labels_key(map(str, rows)), labels_key(map(str, cols)), wide),
+                         lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols).round(4 if wide else 12))
     first = " (first item of the batch/head)" if len(shape) > 2 else ""
     more = f"; showing the first {cut.shape[0]} × {cut.shape[1]}" if cut.shape != t.shape else ""
     st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
-    # column_config formats in the browser; a pandas Styler would be rendered in Python on every run.
-    st.dataframe(frame, width="content",
-                 column_config={str(c): st.column_config.NumberColumn(format="%.4f") for c in frame.columns})
+    # column_config formats in the browser (a pandas Styler would render in Python on every run), but
+    # Streamlit deep-copies it per column on every run: wide tables are rounded instead.
+    st.dataframe(frame, width="content", column_config=None if wide else
+                 {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
+
+
+# Tables as Arrow, converted once: pandas -> Arrow costs 2-8 ms a table, a dozen tables a rerun, and a
+# slider that moves only the query leaves them unchanged. Up to 64 x 64 values (about 40 kB) each.
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _arrow_table(key: tuple, _build) -> pa.Table:
+    return pa.Table.from_pandas(_build(), preserve_index=True)

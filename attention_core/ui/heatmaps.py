@@ -3,6 +3,7 @@ import functools
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 import torch
 
@@ -10,7 +11,7 @@ from attention_core import charts, colour, matrix_images
 from attention_core.ui.export import download_buttons, png_bytes
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import clamp, control, fragment, set_value, value
-from attention_core.ui.vega import cached_image, cached_spec, digest, draw_spec, font_scale
+from attention_core.ui.vega import cached_image, cached_spec, draw_spec, fingerprint, font_scale, labels_key
 
 
 def _numpy(matrix) -> np.ndarray:
@@ -26,7 +27,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     and key. Above: an image of block maxima (block means for scores) with a colour bar, and
     (zoom, once per screen) a 32-64 token window of exact values.
     """
-    values = _numpy(matrix)
+    values, key = _numpy(matrix), fingerprint(matrix)
     rows = row_labels or settings.labels[: values.shape[0]]
     cols = col_labels or settings.labels[: values.shape[1]]
     scale_mode = colour.weight_scale(value("colour"), max(values.shape)) if kind == "weights" else "absolute"
@@ -36,7 +37,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
 
     if max(values.shape) <= charts.ALTAIR_MAX:
         scale = font_scale()
-        spec = cached_spec(("heatmap", digest(values), tuple(rows), tuple(cols), kind, scale_mode, title, clickable,
+        spec = cached_spec(("heatmap", key, labels_key(rows), labels_key(cols), kind, scale_mode, title, clickable,
                             scale),
                            lambda: charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
                                                   font_scale=scale, weight_scale=scale_mode))
@@ -49,21 +50,22 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
             draw_spec(spec, title, frame, width="content")
         return
     shade_kind = "share" if scale_mode == "share" else kind
-    png, blocks, (low, high) = cached_image(("image", digest(values), shade_kind), lambda: _overview_png(values, shade_kind))
-    st.image(png, caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
+    png, blocks, (low, high) = cached_image(("image", key, shade_kind), lambda: _overview_png(values, shade_kind))
+    # PNG stated: with "auto", Streamlit would decode these bytes and re-encode them as JPEG on every rerun.
+    st.image(png, output_format="PNG", caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
                           "hatched grey = masked.")
     download_buttons(title, image=png, table=frame)
     if legend:
-        st.image(_colour_bar_png(shade_kind), caption=_legend(shade_kind, low, high), width=256)
+        st.image(_colour_bar_png(shade_kind), output_format="PNG", caption=_legend(shade_kind, low, high), width=256)
     if zoom:
-        _zoom(values, rows, cols, kind, title, scale_mode)
+        _zoom(values, key, rows, cols, kind, title, scale_mode)
 
 
 def zoom_view(matrix, settings: Settings, kind: str = "weights", title: str = "") -> None:
     """Only the zoom window of a large matrix (when its overview is drawn elsewhere)."""
     values = _numpy(matrix)
     if max(values.shape) > charts.ALTAIR_MAX:
-        _zoom(values, settings.labels[: values.shape[0]], settings.labels[: values.shape[1]], kind, title)
+        _zoom(values, fingerprint(matrix), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]], kind, title)
 
 
 def _pick_cell(chart_key: str) -> None:
@@ -75,7 +77,7 @@ def _pick_cell(chart_key: str) -> None:
 
 
 @fragment
-def _zoom(values: np.ndarray, rows, cols, kind: str, title: str, scale_mode: str = "absolute") -> None:
+def _zoom(values: np.ndarray, key: str, rows, cols, kind: str, title: str, scale_mode: str = "absolute") -> None:
     """A window of exact values; moving it reruns only this fragment."""
     n_rows, n_cols = values.shape
     size = control(st.select_slider, "Zoom: window size", "window_size", options=[32, 40, 48, 56, 64])
@@ -89,13 +91,13 @@ def _zoom(values: np.ndarray, rows, cols, kind: str, title: str, scale_mode: str
     part = matrix_images.window(values, r0 - 1, c0 - 1, size)
     context = None
     if kind == "weights":  # masked cells and shares are those of the whole map, not of the window
-        masked, shares, share_range = _window_context(digest(values), values)
+        masked, shares, share_range = _window_context(key, values)
         context = (matrix_images.window(masked, r0 - 1, c0 - 1, size), matrix_images.window(shares, r0 - 1, c0 - 1, size),
                    share_range)
     name = f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}"
     rows_in, cols_in = rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size]
     scale = font_scale()
-    spec = cached_spec(("window", digest(values), r0, c0, size, tuple(rows_in), tuple(cols_in), kind, scale_mode,
+    spec = cached_spec(("window", key, r0, c0, size, labels_key(rows_in), labels_key(cols_in), kind, scale_mode,
                         name, scale),
                        lambda: charts.heatmap(part, rows_in, cols_in, kind, name, size=480, font_scale=scale,
                                               weight_scale=scale_mode, context=context))
@@ -113,10 +115,10 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
         values, row = values[row: row + 1, : charts.ALTAIR_MAX], 0  # only this row: the rest is not drawn
     labels = settings.labels[: values.shape[1]]
     scale = font_scale()
-    spec = cached_spec(("bars", tuple(labels), title, kind, scale),
+    spec = cached_spec(("bars", labels_key(labels), title, kind, scale),
                        lambda: charts.row_bars(labels, title, kind, font_scale=scale))
     shown = values[row]
-    spec = dict(spec, datasets={charts.ROW: charts.row_data(shown, labels, highlight)})
+    spec = dict(spec, datasets={charts.ROW: _arrow_bytes(charts.row_data(shown, labels, highlight))})
     draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
 
 
@@ -130,6 +132,15 @@ def _overview_png(values: np.ndarray, kind: str):
 @functools.cache
 def _colour_bar_png(kind: str) -> bytes:
     return png_bytes(colour.colour_bar(kind))
+
+
+def _arrow_bytes(records: list[dict]) -> bytes:
+    """Records as the Arrow stream Streamlit sends (straight from pyarrow: via pandas costs about 2 ms)."""
+    table = pa.Table.from_pylist(records)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
 def _context(values: np.ndarray):
