@@ -65,6 +65,8 @@ SIDEBAR_MOVE = "d_out"  # moved now and then (it leaves the preset, as a curious
 WIDGET_ID = re.compile(r"^\$\$ID-[0-9a-f]{32}-(?P<key>.+)$")  # Streamlit's id of a keyed widget
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 TARGETS = {"sessions": 30, "p95_s": 2.0, "rss_mb": 1024, "flat_mb": 50}
+# A class at exercise 3.3's sizes (issue 10): more time per move and more memory are allowed.
+TARGETS_GPT2 = TARGETS | {"p95_s": 3.0, "rss_mb": 1536}
 
 
 # --- the server --------------------------------------------------------------------------------
@@ -556,6 +558,7 @@ async def load_run(base, pids, args) -> tuple[str, dict]:
 
     Returns the markdown report and a summary (interactions/s, median, p95, errors) for --compare.
     """
+    targets = TARGETS_GPT2 if "gpt2-small" in (args.params or "") else TARGETS
     results, warm = [], []
     servers = pids if isinstance(pids, dict) else {}
     with MemorySampler(pids) as memory:
@@ -642,23 +645,24 @@ async def load_run(base, pids, args) -> tuple[str, dict]:
               *(split_rows(servers, ready, results, cpu_by_server, memory) if servers else []),
               "## Server memory (VmRSS" + (", summed over the app servers)" if len(servers) > 1 else ")"), "",
               *memory_rows(samples, marks), "",
-              "## Targets", "", "| target | measured | met |", "|---|---|---|",
-              f"| {TARGETS['sessions']} students connected | {len(ready)} of {args.sessions} | "
-              f"{verdict(len(ready) >= TARGETS['sessions'])}"
-              + (" (this run asked for fewer)" if args.sessions < TARGETS['sessions'] else "") + " |",
+              "## Targets" + (" (a class at GPT-2 small's sizes)" if targets is TARGETS_GPT2 else ""), "",
+              "| target | measured | met |", "|---|---|---|",
+              f"| {targets['sessions']} students connected | {len(ready)} of {args.sessions} | "
+              f"{verdict(len(ready) >= targets['sessions'])}"
+              + (" (this run asked for fewer)" if args.sessions < targets['sessions'] else "") + " |",
               f"| 0 errors | {len(errors)} | {verdict(not errors)} |"]
     if ok_times:
         p95 = percentile(ok_times, 95)
-        lines.append(f"| p95 ≤ {TARGETS['p95_s']:g} s (protocol interactions) | {p95:.2f} s | "
-                     f"{verdict(p95 <= TARGETS['p95_s'])} |")
+        lines.append(f"| p95 ≤ {targets['p95_s']:g} s (protocol interactions) | {p95:.2f} s | "
+                     f"{verdict(p95 <= targets['p95_s'])} |")
     if len(memory.peaks) > 1:  # the memory target is per process
         peak = max(memory.peaks.values())
     if peak is not None:
-        lines.append(f"| RSS ≤ {TARGETS['rss_mb']} MB (per process) | peak {peak:.0f} MB | "
-                     f"{verdict(peak <= TARGETS['rss_mb'])} |")
+        lines.append(f"| RSS ≤ {targets['rss_mb']} MB (per process) | peak {peak:.0f} MB | "
+                     f"{verdict(peak <= targets['rss_mb'])} |")
     if growth is not None:
-        lines.append(f"| RSS flat after warm-up (second half ≤ +{TARGETS['flat_mb']} MB) | {growth:+.0f} MB | "
-                     f"{verdict(growth <= TARGETS['flat_mb'])} |")
+        lines.append(f"| RSS flat after warm-up (second half ≤ +{targets['flat_mb']} MB) | {growth:+.0f} MB | "
+                     f"{verdict(growth <= targets['flat_mb'])} |")
     summary = {"servers": processes, "interactions": len(results), "seconds": wall, "rate": len(results) / wall,
                "median": statistics.median(ok_times) if ok_times else None,
                "p95": percentile(ok_times, 95) if ok_times else None, "errors": len(errors),

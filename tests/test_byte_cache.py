@@ -42,3 +42,9 @@ def test_callers_of_the_same_key_at_once_compute_it_once():
     for t in threads:
         t.join()
     assert len(calls) == 1
+
+
+def test_the_allocator_settings_work_here():
+    from attention_core.ui import memory
+    assert memory.limit_arenas() is True  # glibc on this Linux machine accepts the cap
+    memory.trim()  # and trimming is harmless

@@ -15,7 +15,13 @@ import numpy as np
 import streamlit as st
 import torch
 
+from attention_core.ui import memory
+
 _ALL: list["ByteCache"] = []
+# One computation at a time across all these caches: at GPT-2 size a heads trace holds about 500 MB of
+# intermediates while it runs, and torch already spreads one computation over every core. A class asking
+# for ten settings at once then queues instead of holding 5 GB (reentrant: a build may use another cache).
+_COMPUTING = threading.RLock()
 
 
 def size_of(value) -> int:
@@ -55,7 +61,9 @@ class ByteCache:
                 if key in self.items:
                     self.items.move_to_end(key)
                     return self.items[key][0]
-            value = build()
+            with _COMPUTING:
+                value = build()
+                memory.trim()  # the intermediates are gone: give their pages back
             size = size_of(value)
             with self.lock:
                 self.building.pop(key, None)

@@ -3,7 +3,8 @@
 Every cache is shared by all visitors: never mutate what these return. The traces are large and
 their size depends on the settings (a heads trace is 100 MB at 1,024 tokens, a few kB at the
 book's 6), so their caches are bounded in bytes (byte_cache.py); the small ones by entry count.
-Budgets: traces 350 MB in all, a class's worth of GPT-2-sized settings.
+Budgets: traces 270 MB in all: at GPT-2 size one heads trace (124 MB), one causal (50 MB) and the
+two projections (38 MB each) of the current settings, or many of the book's.
 """
 import pandas as pd
 import streamlit as st
@@ -35,7 +36,7 @@ def projection(settings: Settings, which: str, stage: str):
     return _projection(input_key(), which, settings.d_out, settings.seed_for(stage), settings.device)
 
 
-@byte_cache(max_mb=80, spinner="Computing…")
+@byte_cache(max_mb=60, spinner="Computing…")
 def _causal(x_key, d_out, seed, context_length, device):
     return lesson.causal_trace(cached_inputs(*x_key).x, d_out, seed, context_length, device)
 
@@ -45,7 +46,7 @@ def causal(settings: Settings, stage: str, context_length: int):
     return _causal(input_key(), settings.d_out, settings.seed_for(stage), context_length, settings.device)
 
 
-@byte_cache(max_mb=190, spinner="Computing the heads…")
+@byte_cache(max_mb=130, spinner="Computing the heads…")
 def _heads(x_key, d_out, num_heads, seed, context_length, device):
     return lesson.heads_trace(cached_inputs(*x_key).x, d_out, num_heads, seed, context_length, device)
 
