@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from local_server import ROOT, free_port, streamlit_server, wait_healthy  # noqa: E402
+from local_server import ROOT, free_port, stop, streamlit_server, wait_healthy  # noqa: E402
 
 CONFIG = ROOT / "deploy" / "haproxy.cfg"
 COOKIE = "APP_SERVER"  # the cookie deploy/haproxy.cfg inserts: its value names the app server
@@ -153,7 +153,7 @@ def balancer(servers: dict, port: int | None = None, sticky: bool = True, check_
             time.sleep(0.1)
         yield result
     finally:
-        _stop(result.haproxy)
+        stop(result.haproxy)
         shutil.rmtree(workdir, ignore_errors=True)  # its config and log (a failed start showed the log already)
 
 
@@ -164,15 +164,6 @@ def cluster(n: int = 2, port: int | None = None, sticky: bool = True, check_inte
     with app_servers(n, extra_args, start_timeout) as servers, \
             balancer(servers, port, sticky, check_inter, check_fall, check_rise) as result:
         yield result
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
 
 
 def main() -> None:

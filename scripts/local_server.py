@@ -60,12 +60,17 @@ def streamlit_server(app: Path = ROOT / "app.py", extra_args: tuple = (), start_
         wait_healthy(base, time.time() + start_timeout, proc, log)
         yield base, proc, log
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Terminate a process we started, and kill it if it has not gone after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 @contextmanager
