@@ -102,8 +102,3 @@ def byte_cache(max_mb: float, spinner: str | None = None):
 def clear_all() -> None:
     for cache in _ALL:
         cache.clear()
-
-
-def held_bytes() -> dict[str, int]:
-    """Bytes each cache holds now (for the load test's report)."""
-    return {cache.name: cache.bytes for cache in _ALL}
