@@ -24,15 +24,13 @@ FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_S
 
 @dataclass
 class RunResult:
+    """What one rerun request brought back, up to the server's `script_finished`."""
+
     seconds: float
     status: int | None
     errors: list[str]
     widgets: dict  # key -> (element type, widget proto)
     bytes: int
-
-
-class ProtocolError(Exception):
-    pass
 
 
 class Student:

@@ -14,6 +14,8 @@ from .protocol import MOVABLE, SIDEBAR_MOVE, RunResult, Student
 
 @dataclass
 class Interaction:
+    """One thing a student did and how long the server took over it; `error` is None when it went well."""
+
     session: int
     kind: str  # "open", "switch", "move <key>"
     screen: str
@@ -23,7 +25,6 @@ class Interaction:
     fragment: bool = False  # the rerun was of one @st.fragment only
     server: str = ""  # the app server that answered (the APP_SERVER cookie); "" without a balancer
     at: float = field(default_factory=time.monotonic)  # when it ended (time.monotonic)
-
 
 
 async def timed(student: Student, results: list, kind: str, screen: str, **rerun_args) -> RunResult | None:
