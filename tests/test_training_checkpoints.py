@@ -84,7 +84,8 @@ def test_the_script_is_deterministic_on_one_machine(fresh_reverse):
     """Trained twice here, exactly the same bits: the same weights, losses and snapshots."""
     full, weights_at = fresh_reverse
     again = training.train_shipped("reverse", stop_after=CHECK_AT)
-    assert weights_at and all(torch.equal(v, weights_at[k]) for k, v in again.model.state_dict().items())
+    differ = [k for k, v in again.model.state_dict().items() if not torch.equal(v, weights_at[k])]
+    assert weights_at and not differ, f"weights differ: {differ}"
     assert again.history == {name: values[:CHECK_AT] for name, values in full.history.items()}
     assert sorted(again.snapshots) == [0, CHECK_AT]
     assert all(torch.equal(again.snapshots[s], full.snapshots[s]) for s in again.snapshots)
@@ -95,7 +96,8 @@ def test_the_script_retrains_the_shipped_checkpoint_within_tolerance(fresh_rever
     assert fresh.config == shipped.config
     weights = shipped.model.state_dict()
     for name, value in fresh.model.state_dict().items():
-        torch.testing.assert_close(value, weights[name], rtol=0, atol=WEIGHT_ATOL, msg=name)
+        torch.testing.assert_close(value, weights[name], rtol=0, atol=WEIGHT_ATOL,
+                                   msg=lambda message: f"{name}: {message}")
     assert fresh.history["step"] == shipped.history["step"]
     assert fresh.history["loss"] == pytest.approx(shipped.history["loss"], rel=0, abs=LOSS_ATOL)
     assert fresh.history["accuracy"] == pytest.approx(shipped.history["accuracy"], rel=0, abs=ACCURACY_ATOL)
