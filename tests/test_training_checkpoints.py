@@ -54,7 +54,8 @@ def test_reverse_model_mirrors():
 
 # Retraining on another processor does not give the same bits: PyTorch picks its kernels (and MKL its
 # code path) by CPU family, and they add in other orders. So exactness is checked on this machine (two
-# runs), and the shipped files with tolerances. Measured against the shipped files on an AMD EPYC (AVX2)
+# runs), and the shipped files with tolerances. (They were made on another machine: even an AVX2 run
+# here is not bit-equal to them.) Measured against the shipped files on an AMD EPYC (AVX2)
 # with ATEN_CPU_CAPABILITY=default and avx2, each also with MKL_CBWR=COMPATIBLE (four code paths):
 #   reverse, all 400 steps: weights differ by at most 1.2e-05, losses by 4.8e-07, accuracies and
 #   snapshots not at all; repeat and sort, first 30 steps: losses by at most 4.8e-07.
