@@ -44,22 +44,23 @@ INSTALL = """() => {
 }"""
 
 
-def cpu_ticks(pid: int) -> int:
-    """CPU ticks of the server, the children it has waited for, and the children still running."""
+def cpu_ticks(pid: int) -> tuple[int, int]:
+    """CPU ticks of the server, the children it has waited for, and the children still running; and
+    how many children (training processes) are still running."""
     def fields(p):
         with open(f"/proc/{p}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()  # fields from the state on (the name may hold spaces)
     own = fields(pid)
-    total = sum(int(v) for v in own[11:15])  # utime, stime, cutime, cstime
+    total, children = sum(int(v) for v in own[11:15]), 0  # utime, stime, cutime, cstime
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != pid:
             try:
                 f = fields(entry)
             except OSError:
                 continue
-            if int(f[1]) == pid:  # ppid
-                total += int(f[11]) + int(f[12])
-    return total
+            if int(f[1]) == pid and f[0] != "Z":  # ppid; a zombie has ended
+                total, children = total + int(f[11]) + int(f[12]), children + 1
+    return total, children
 
 
 def query_moves(page, moves: int) -> list[float]:
@@ -123,15 +124,19 @@ def main() -> None:
         for page in six:
             page.close()
         left = time.monotonic()
-        before, at = cpu_ticks(proc.pid), left
-        quiet_since = None
+        (before, _), at = cpu_ticks(proc.pid), left
+        quiet_since = ended = None
         while time.monotonic() - left < 180:
             time.sleep(1)
-            ticks, now = cpu_ticks(proc.pid), time.monotonic()
+            (ticks, children), now = cpu_ticks(proc.pid), time.monotonic()
             cores = (ticks - before) / TICKS / (now - at)
             before, at = ticks, now
-            print(f"  {now - left:5.1f} s after the six left: {cores:.2f} cores", flush=True)
-            if cores < IDLE_CORES:
+            print(f"  {now - left:5.1f} s after the six left: {cores:.2f} cores, {children} training "
+                  f"process{'es' if children != 1 else ''}", flush=True)
+            if children == 0 and ended is None:
+                ended = now - left
+                print(f"the last training process ended {ended:.0f} s after the six left", flush=True)
+            if cores < IDLE_CORES and children == 0:
                 quiet_since = quiet_since or now
                 if now - quiet_since >= 5:  # stays quiet for 5 s: the drop was no pause between polls
                     break

@@ -132,9 +132,10 @@ def training_step_options(options: list[int], layers: int) -> tuple[list[int], s
 
 
 def job_progress(job: jobs.Job) -> None:
-    """The place in the queue, or the bar and the growing curve, polled every second while this
-    session watches; each poll counts as watching. A full rerun when the job is over shows its result."""
-    @st.fragment(run_every=1.0)
+    """The place in the queue, or the bar and the growing curve, polled every 2 s while this session
+    watches (a poll is a small rerun; 2 s keeps a class's polls cheap and well inside the 20 s a job
+    waits for a watcher); each poll counts as watching. A full rerun when the job is over shows its result."""
+    @st.fragment(run_every=2.0)
     def poll():
         job.watch()
         if job.done:
