@@ -70,6 +70,11 @@ PARAMS = {
     "train_lr": Param(float, 3e-3, 1e-4, 3e-2),
 }
 
+# On a public server (attention_core/ui/public.py) a live training run is bounded in steps x layers.
+# A step's cost grows with the layers (d_model stays at 64 however many heads share it; 8 heads cost
+# about 1.5x one). 3,000 fits the shipped repeat run (1,500 steps, 2 layers) and 1,000 steps of 3 layers.
+PUBLIC_TRAIN_LAYER_STEPS = 3000
+
 # The controls a preset sets. Page-local choices (query, dropout, ...) that a preset does not name
 # keep their defaults.
 PRESETS = {

@@ -15,10 +15,12 @@ st.markdown(
     "and see what each of the model's heads does with it."
 )
 
-with st.expander("Where the weights come from", expanded=False):
-    st.text_input("GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt)", key=ui.GPT2_PATH_KEY,
-                  placeholder=f"${ui.GPT2_ENV_VAR} or the Hugging Face cache",
-                  help="A folder on the server in the hub's layout; empty: $GPT2_DIR, then the hub's cache.")
+public = ui.public_mode()  # a hosted demo: visitors name no server paths and start no downloads
+if not public:
+    with st.expander("Where the weights come from", expanded=False):
+        st.text_input("GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt)", key=ui.GPT2_PATH_KEY,
+                      placeholder=f"${ui.GPT2_ENV_VAR} or the Hugging Face cache",
+                      help="A folder on the server in the hub's layout; empty: $GPT2_DIR, then the hub's cache.")
 directory, why = ui.gpt2_find(ui.gpt2_source())
 
 
@@ -30,10 +32,11 @@ def missing_weights(why: str) -> None:
         "To fetch them once (about 550 MB, into the Hugging Face cache), run in the app's folder:\n\n"
         "```bash\npython -m attention_core.gpt2 --download\n```\n\n"
         f"Or point the app at a copy: a folder holding `{'`, `'.join(gpt2.FILES)}` (the hub's `gpt2` layout), "
-        f"named in the environment variable `{ui.GPT2_ENV_VAR}` or in *Where the weights come from* above.",
-        icon=":material/cloud_off:")
+        f"named in the environment variable `{ui.GPT2_ENV_VAR}`"
+        + (". On this public demo only its operator can do that." if public else
+           " or in *Where the weights come from* above."), icon=":material/cloud_off:")
     st.caption(f"What was checked: {why}.")
-    if st.button("Try to download GPT-2 now", icon=":material/download:"):
+    if not public and st.button("Try to download GPT-2 now", icon=":material/download:"):
         found, error = ui.gpt2_download()
         if found:
             st.rerun()

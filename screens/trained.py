@@ -1,6 +1,4 @@
 """What heads learn: a tiny model made of the book's MultiHeadAttention, trained on toy tasks."""
-import time
-
 import pandas as pd
 import streamlit as st
 
@@ -110,40 +108,35 @@ def train_yourself():
     c = st.columns(5)
     layers = ui.control(c[0].select_slider, "layers", "train_layers", options=[1, 2, 3])
     heads = ui.control(c[1].select_slider, "heads", "train_heads", options=list(range(1, 9)))
-    ui.clamp("train_steps", options=STEP_OPTIONS, fallback_note="Training steps {old} is not offered; using {new}.")
-    steps = ui.control(c[2].select_slider, "steps", "train_steps", options=STEP_OPTIONS)
+    allowed, bound = ui.training_step_options(STEP_OPTIONS, layers)
+    ui.clamp("train_steps", options=allowed, fallback_note="Training steps {old} is not offered here; using {new}.")
+    steps = ui.control(c[2].select_slider, "steps", "train_steps", options=allowed)
     seed = ui.control(c[3].number_input, "seed", "train_seed", min_value=0, max_value=2**31 - 1, step=1)
     ui.clamp("train_lr", options=LR_OPTIONS, fallback_note="Learning rate {old} is not offered; using {new}.")
     lr = ui.control(c[4].select_slider, "learning rate", "train_lr", options=LR_OPTIONS, format_func=lambda v: f"{v:g}")
     d_model = heads * round(64 / heads)  # the heads must split d_model evenly: 64, or 63 for 3 and 7 heads
     st.caption(f"d_model = {d_model} ({heads} head{'s' if heads > 1 else ''} of {d_model // heads}); "
-               f"computed on {settings.device}.")
+               f"computed on {settings.device}; {bound}. A run nobody watches for 20 s stops.")
     key = (task, layers, heads, d_model, steps, int(seed), float(lr), settings.device)
     job = ui.training_job(key, start=st.button("Train", icon=":material/play_arrow:", type="primary"))
     if job is None:
         return
-    bar, curve = st.progress(0.0), st.empty()
-    while not job.done:  # every session watching this configuration sees the same run grow
-        bar.progress(job.step / job.steps, text=f"step {job.step:,} of {job.steps:,}")
-        curve.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.history, 1))),
-                              width="content")
-        time.sleep(0.3)
-    if job.error:
-        st.error(f"Training failed: {job.error}")
+    if not job.done:  # every session watching this configuration sees the same run grow
+        return ui.job_progress(job)
+    if job.error or job.result is None:
+        st.error(f"Training failed: {job.error}" if job.error else
+                 "This run stopped because nobody watched it for 20 s. Press **Train** to start it again.")
         return
-    bar.progress(1.0, text=f"done: {job.steps:,} steps")
-    curve.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.result.history))),
-                          width="content")
-    model = job.result.model
-    accuracy = head_scores.accuracy(model, task)
-    st.metric("accuracy on a fresh batch", f"{accuracy:.3f}")
+    st.progress(1.0, text=f"done: {job.steps:,} steps")
+    st.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.result.history))),
+                       width="content")
+    st.metric("accuracy on a fresh batch", f"{job.accuracy:.3f}")
     mine = job.result.snapshots[max(job.result.snapshots)].float()
     labels = [f"{i + 1} {spec.symbols[t]}" for i, t in enumerate(job.result.probe.tolist())]
     st.vega_lite_chart(charts.head_grid_frame(mine, labels), spec=_grid_spec(tuple(labels), layers, heads),
                        width="content")
-    scores = head_scores.batch_scores(model, task)
-    st.dataframe(pd.DataFrame([{"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(float(v[l, h]), 2)
-                                                              for k, v in scores.items()}
+    st.dataframe(pd.DataFrame([{"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(v[l][h], 2)
+                                                              for k, v in job.scores.items()}
                                for l in range(layers) for h in range(heads)]), hide_index=True, width="content")
     if task == "repeat" and layers == 1:
         st.info("**Why one layer fails at repeat.** An induction head must find *the token after an earlier copy "

@@ -125,3 +125,37 @@ def test_the_heads_screen_without_gpt2_weights_says_so_and_shows_random_heads(no
     assert not at.exception
     assert any("GPT-2's weights are not on this server" in w.value for w in at.warning)
     assert "What each head attends to" in page_text(at)
+
+
+def test_public_mode_hides_the_path_box_and_the_download_button(nothing, tiny_dir, monkeypatch):
+    local = open_screen("gpt2")
+    assert [t.key for t in local.text_input] == ["gpt2_dir"]
+    assert [b.label for b in local.button] == ["Try to download GPT-2 now"]
+    monkeypatch.setenv("ATTENTION_PUBLIC", "1")
+    at = open_screen("gpt2")
+    assert not at.text_input and not at.button and not at.exception
+    assert any("only its operator" in i.value for i in at.info)
+    monkeypatch.setenv("GPT2_DIR", str(tiny_dir))  # the operator's copy still works
+    at = open_screen("gpt2")
+    assert "2 layers × 4 heads" in page_text(at) and not [t for t in at.text_input if t.key == "gpt2_dir"]
+
+
+def test_a_secret_turns_public_mode_on(tmp_path, monkeypatch):
+    import streamlit as st
+    from streamlit import config
+    from attention_core.ui.public import public_mode
+    (tmp_path / "secrets.toml").write_text("public = true\n")
+    monkeypatch.delenv("ATTENTION_PUBLIC", raising=False)
+    before = config.get_option("secrets.files")
+    config.set_option("secrets.files", [str(tmp_path / "nothing.toml")])
+    st.secrets._reset()
+    try:
+        assert not public_mode()  # no secrets file: a local run
+        config.set_option("secrets.files", [str(tmp_path / "secrets.toml")])
+        st.secrets._reset()
+        assert public_mode()
+        monkeypatch.setenv("ATTENTION_PUBLIC", "0")  # the environment wins over the secret
+        assert not public_mode()
+    finally:
+        config.set_option("secrets.files", before)
+        st.secrets._reset()

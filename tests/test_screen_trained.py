@@ -1,7 +1,9 @@
 """AppTest: /trained opens from the shipped checkpoints, scrubs, switches heads off, trains live,
 and bad URL values get notes; /heads?weights=trained shows the trained model's heads."""
 import json
+import time
 
+from attention_core.ui import models
 from conftest import chart_specs, open_screen, page_text
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
@@ -72,15 +74,53 @@ def test_bad_url_values_fall_back_with_notes():
     assert len(grid(at)) == 8 * 32 * 33 // 2
 
 
+def rerun_until(at, condition, seconds: float = 120):
+    """Rerun the screen (each rerun watches the job, as the browser's poll does) until condition(at)."""
+    deadline = time.monotonic() + seconds
+    while not condition(at):
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.5)
+        at.run()
+    return at
+
+
 def test_train_it_yourself_runs_live_and_one_layer_repeat_says_why():
     at = open_screen("trained", train_layers=1, train_steps=50)
     assert "Why one layer fails" not in page_text(at)
     at.button[0].click().run()
     assert not at.exception
+    assert "of 50" in str(at.get("progress")[0].proto) and "done" not in str(at.get("progress")[0].proto)
+    rerun_until(at, lambda at: "accuracy on a fresh batch" in {m.label for m in at.metric})
     mine = {m.label: m.value for m in at.metric}["accuracy on a fresh batch"]
     assert float(mine) < 0.5 and "Why one layer fails" in page_text(at)
     assert "done: 50 steps" in str(at.get("progress")[0].proto)
     assert len([s for s in chart_specs(at) if is_grid(s)]) == 2  # the shipped model's heads and yours
+
+
+def test_a_full_pool_shows_the_place_in_the_queue():
+    pool = models.pool()
+    busy = [pool.submit(("repeat", "busy", seed), "repeat", dict(layers=1, heads=1, d_model=64, steps=5000,
+                                                                 seed=seed, lr=3e-3, device="cpu"))
+            for seed in range(pool.size)]
+    try:
+        at = open_screen("trained", train_layers=1, train_steps=50, train_seed=7)
+        at.button[0].click().run()
+        assert f"number 1 in the queue ({pool.size} run at a time" in str(at.get("progress")[0].proto)
+    finally:
+        for job in busy + [pool.get(("repeat", 1, 4, 64, 50, 7, 3e-3, "cpu"))]:
+            pool._cancel(job)
+
+
+def test_a_public_server_bounds_steps_times_layers_and_says_so(monkeypatch):
+    local = open_screen("trained", train_layers=3)
+    assert max(local.select_slider(key="train_steps").options, key=int) == "5000"
+    monkeypatch.setenv("ATTENTION_PUBLIC", "1")
+    at = open_screen("trained", train_layers=3, train_steps=5000)
+    assert max(at.select_slider(key="train_steps").options, key=int) == "1000"
+    assert any("Training steps 5000 is not offered here" in w.value for w in at.warning)
+    assert "at most 3,000 steps × layers (1,000 steps at 3 layers)" in page_text(at)
+    at = open_screen("trained", train_layers=1)
+    assert max(at.select_slider(key="train_steps").options, key=int) == "3000"
 
 
 def test_heads_screen_with_trained_weights():

@@ -17,9 +17,10 @@ from attention_core.ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
 from attention_core.ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers,
                                           gpt2_model,
                                           gpt2_sentence_input, gpt2_source, gpt2_tokens)
-from attention_core.ui.models import (TrainingJob, ablation, accuracy_with_off, batch_scores, heads_off_picker,
-                                      history_frame, probe_ids, probe_weights, trained_heads, trained_model,
-                                      trained_run, training_job)
+from attention_core.ui.models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, history_frame,
+                                      job_progress, probe_ids, probe_weights, trained_heads, trained_model,
+                                      trained_run, training_job, training_step_options)
+from attention_core.ui.public import public_mode
 from attention_core.ui.quiz import exercises, predict_first
 from attention_core.ui.readers import reader_questions
 from attention_core.ui.settings import Settings
@@ -33,7 +34,7 @@ __all__ = [
     "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "reader_questions",
-    "TrainingJob", "ablation", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",
+    "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",

@@ -1,10 +1,13 @@
 """GPT-2 for the app: where the weights are, one copy of the model per server, cached attention maps.
 
 Nothing here touches the network unless the user presses the download button: finding the weights
-reads the path given on screen (or $GPT2_DIR) and the Hugging Face cache only.
+reads the path given on screen (or $GPT2_DIR) and the Hugging Face cache only. On a public server
+(ui/public.py) visitors get neither: no path box (they cannot name server paths) and no download
+button (the operator fetches the weights once); only $GPT2_DIR and the cache count.
 """
 import dataclasses
 import os
+import threading
 
 import numpy as np
 import streamlit as st
@@ -13,6 +16,7 @@ import torch
 from attention_core import charts, gpt2, head_labels
 from attention_core.inputs import MAX_SENTENCE_TOKENS
 from attention_core.ui.byte_cache import byte_cache
+from attention_core.ui.public import public_mode
 from attention_core.ui.state import note, set_shared
 
 ENV_VAR = "GPT2_DIR"
@@ -33,7 +37,7 @@ def _text_changed() -> None:  # as for the sidebar's box: the sentence is no lon
 
 def gpt2_source() -> str:
     """The directory the user named (screen input, then $GPT2_DIR), or the hub id when none."""
-    typed = str(st.session_state.get(PATH_KEY) or "").strip()
+    typed = "" if public_mode() else str(st.session_state.get(PATH_KEY) or "").strip()
     return typed or os.environ.get(ENV_VAR, "").strip() or gpt2.HUB_ID
 
 
@@ -80,12 +84,21 @@ class _ProgressBar:
         pass
 
 
+_DOWNLOADING = threading.Lock()  # one download per server process at a time, whoever presses the button
+
+
 def gpt2_download() -> tuple[str | None, str]:
-    """Fetch the hub's copy once into its cache, with a progress bar; quick failure when offline."""
+    """Fetch the hub's copy once into its cache, with a progress bar; quick failure when offline.
+    While one session downloads, another's press is answered at once instead of starting a second copy;
+    after a download, the next press finds the cache and fetches nothing."""
+    if not _DOWNLOADING.acquire(blocking=False):
+        return None, "a download is already running on this server; reload this page in a minute"
     try:
         return str(gpt2.locate(gpt2.HUB_ID, download=True, tqdm_class=_ProgressBar)), ""
     except gpt2.WeightsUnavailable as error:
         return None, str(error)
+    finally:
+        _DOWNLOADING.release()
 
 
 @st.cache_resource(max_entries=1, show_spinner="Loading GPT-2 (about 500 MB)…")

@@ -1,17 +1,20 @@
 """The trained toy models for the screens: shipped runs, their scores, and live training jobs.
 
 One copy of each model per server process (cache_resource: never mutate what these return).
-A live training run is a TrainingJob keyed on its whole configuration, so a class that presses
-"Train" sixty times with the same settings trains once and everyone watches the same run.
+A live training run is a job of the process's pool (ui/jobs.py) keyed on its whole configuration,
+so a class that presses "Train" sixty times with the same settings trains once and everyone
+watches the same run.
 """
 import dataclasses
-import threading
 
 import pandas as pd
 import streamlit as st
 import torch
 
 from attention_core import charts, head_scores, training
+from attention_core.presets import PUBLIC_TRAIN_LAYER_STEPS
+from attention_core.ui import jobs
+from attention_core.ui.public import public_mode
 from attention_core.toy_tasks import TASKS, from_text
 from attention_core.ui.state import KEEP, note, value
 
@@ -95,47 +98,56 @@ def history_frame(history: dict, every: int = 10) -> pd.DataFrame:
     return frame.melt(id_vars="step", var_name="measure", value_name="value")
 
 
-class TrainingJob:
-    """training.train in a background thread; any session can read its progress while it runs."""
-
-    def __init__(self, task: str, **config):
-        self.task, self.config = task, config
-        self.step, self.steps, self.history = 0, config["steps"], {"step": [], "loss": [], "accuracy": []}
-        self.result, self.error = None, None
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _progress(self, step, steps, loss, accuracy, model):
-        for name, number in (("step", step), ("loss", loss), ("accuracy", accuracy)):
-            self.history[name].append(number)  # every 10th step: enough for the growing curve
-        self.step = step
-
-    def _run(self):
-        try:
-            self.result = training.train(self.task, progress=self._progress, **self.config)
-        except Exception as error:  # shown on the screen; never kills the server
-            self.error = f"{type(error).__name__}: {error}"
-
-    @property
-    def done(self) -> bool:
-        return self.result is not None or self.error is not None
+_POOL: list = []  # this server process's training pool, made on first use
 
 
-_STARTED: set = set()  # configurations someone has trained in this server process
+def pool() -> jobs.Pool:
+    """One pool per server process: 1 run at a time on a public server, 2 for a teacher's own machine."""
+    if not _POOL:
+        _POOL.append(jobs.Pool(size=1 if public_mode() else 2))
+    return _POOL[0]
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _job(task, layers, heads, d_model, steps, seed, lr, device) -> TrainingJob:
-    return TrainingJob(task, layers=layers, heads=heads, d_model=d_model, steps=steps, seed=seed, lr=lr,
-                       device=device)
-
-
-def training_job(key: tuple, start: bool) -> TrainingJob | None:
-    """The job of a configuration (task, layers, heads, d_model, steps, seed, lr, device): started
-    when `start`, else only if someone already started it."""
+def training_job(key: tuple, start: bool) -> jobs.Job | None:
+    """The job of a configuration (task, layers, heads, d_model, steps, seed, lr, device): asked for
+    when `start`, else only if someone already asked. Either way this session now watches it."""
+    task, layers, heads, d_model, steps, seed, lr, device = key
     if start:
-        _STARTED.add(key)
-    return _job(*key) if key in _STARTED else None
+        return pool().submit(key, task, dict(layers=layers, heads=heads, d_model=d_model, steps=steps, seed=seed,
+                                             lr=lr, device=device))
+    job = pool().get(key)
+    if job is not None:
+        job.watch()
+    return job
+
+
+def training_step_options(options: list[int], layers: int) -> tuple[list[int], str]:
+    """The step counts this server allows at `layers` layers, and a sentence saying the bound."""
+    if not public_mode():
+        return options, f"at most {max(options):,} steps"
+    allowed = [s for s in options if s * layers <= PUBLIC_TRAIN_LAYER_STEPS] or options[:1]
+    return allowed, (f"on this public server a run is at most {PUBLIC_TRAIN_LAYER_STEPS:,} steps × layers "
+                     f"({max(allowed):,} steps at {layers} layer{'s' if layers > 1 else ''}), and runs "
+                     f"{pool().size} at a time")
+
+
+def job_progress(job: jobs.Job) -> None:
+    """The place in the queue, or the bar and the growing curve, polled every 2 s while this session
+    watches (a poll is a small rerun; 2 s keeps a class's polls cheap and well inside the 20 s a job
+    waits for a watcher); each poll counts as watching. A full rerun when the job is over shows its result."""
+    @st.fragment(run_every=2.0)
+    def poll():
+        job.watch()
+        if job.done:
+            st.rerun()
+        place = pool().place(job)
+        if place:
+            st.progress(0.0, text=f"waiting: number {place} in the queue ({pool().size} run at a time on this "
+                                  "server); it starts by itself")
+            return
+        st.progress(job.step / job.steps, text=f"step {job.step:,} of {job.steps:,}")
+        st.vega_lite_chart(charts.to_spec(charts.training_curves(history_frame(job.history, 1))), width="content")
+    poll()
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
