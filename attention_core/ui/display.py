@@ -9,6 +9,7 @@ from attention_core.ui.state import note, value
 from attention_core.ui.vega import fingerprint, labels_key
 
 TABLE_MAX = 64  # tables show at most 64 x 64 cells
+PRESENTER_ROWS = 32  # presenter mode: tables up to this many rows are drawn whole, without a scroll box
 
 
 def device_badge(device_used: str, device_note: str | None = None) -> None:
@@ -30,6 +31,12 @@ def explain(markdown: str, title: str = "Why it works") -> None:
         st.markdown(markdown)
 
 
+def table_height(rows: int) -> str:
+    """st.dataframe's height: whole tables in presenter mode (a projector, a slide: nothing hidden
+    behind a scroll bar), Streamlit's ten-row box otherwise and for tables too long for a slide."""
+    return "content" if value("presenter") and rows <= PRESENTER_ROWS else "auto"
+
+
 def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     """A tensor as a table with its shape, 4 decimals; big ones cut to the first 64 x 64."""
     t = torch.as_tensor(tensor).detach().float().cpu()
@@ -49,7 +56,7 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
     # column_config formats in the browser (a pandas Styler would render in Python on every run), but
     # Streamlit deep-copies it per column on every run: wide tables are rounded instead.
-    st.dataframe(frame, width="content", column_config=None if wide else
+    st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if wide else
                  {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
 
 
