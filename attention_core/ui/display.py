@@ -53,11 +53,12 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
                          lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols).round(4 if wide else 12))
     first = " (first item of the batch/head)" if len(shape) > 2 else ""
     more = f"; showing the first {cut.shape[0]} × {cut.shape[1]}" if cut.shape != t.shape else ""
-    st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
-    # column_config formats in the browser (a pandas Styler would render in Python on every run), but
-    # Streamlit deep-copies it per column on every run: wide tables are rounded instead.
-    st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if wide else
-                 {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
+    with st.container():  # one block: a slide never puts the label on one page and its table on the next
+        st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
+        # column_config formats in the browser (a pandas Styler would render in Python on every run), but
+        # Streamlit deep-copies it per column on every run: wide tables are rounded instead.
+        st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if wide else
+                     {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
 
 
 # Tables as Arrow, converted once: pandas -> Arrow costs 2-8 ms a table, a dozen tables a rerun, and a

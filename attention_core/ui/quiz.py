@@ -111,7 +111,8 @@ def _results(results, round_key) -> None:
 def exercises(settings: Settings, *numbers: str) -> None:
     """The chapter's exercises by number ("3.1", "3.2", "3.3"), each checked by running the answer."""
     for number in numbers:
-        {"3.1": _exercise_3_1, "3.2": _exercise_3_2, "3.3": _exercise_3_3}[number](settings)
+        with st.container():  # one block: a slide shows an exercise whole
+            {"3.1": _exercise_3_1, "3.2": _exercise_3_2, "3.3": _exercise_3_3}[number](settings)
 
 
 def _checked(name: str, answer, run) -> None:
