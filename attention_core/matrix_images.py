@@ -66,3 +66,20 @@ def overview(values: np.ndarray, kind: str):
     blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
     return image, blocks, (low, high)
+
+
+def dropped_overview(keep, visible):
+    """(RGB image, how it was reduced) of where dropout struck in a large map.
+
+    Dropping a weight turns it to 0, and an image of block maxima (or of shares) hides a few zeros
+    among their neighbours. Here each pixel is the share of a block's visible cells that dropout
+    removed: 0 pale, 1 dark (every visible weight of the block dropped); blocks with no visible
+    cell (the future) are hatched as masked. keep and visible: (T, T), 1 = kept / visible.
+    """
+    keep, visible = np.asarray(keep, dtype=np.float64), np.asarray(visible, dtype=bool)
+    factor = overview_factor(max(keep.shape))
+    share = block_reduce(np.where(visible, 1.0 - keep, np.nan), factor, "mean")  # nan: nothing visible
+    image = colour.matrix_image(share, "weights", max(1, 512 // max(share.shape)))
+    blocks = (f"each pixel is the share dropped in a {factor} × {factor} block of cells" if factor > 1
+              else "one pixel per cell: dark = dropped")
+    return image, blocks
