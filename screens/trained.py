@@ -4,7 +4,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from attention_core import charts, head_scores, ui
+from attention_core import charts, head_scores, toy_tasks, ui
 from attention_core.head_scores import MEANINGS, SCORE_NAMES
 from attention_core.toy_tasks import TASKS, to_text
 from attention_core.training import AttentionOnlyTransformer
@@ -53,6 +53,8 @@ def trained_view():
     else:
         weights = run.snapshots[step].float()
     labels = [f"{i + 1} {spec.symbols[t]}" for i, t in enumerate(ids.tolist())]
+    if task == "repeat":
+        _show_repeat(ids)
     st.subheader(f"Every head on the probe {'(final model)' if typed else f'at step {step:,}'}")
     # Same spec for every step, new data: the browser keeps its Vega view and swaps the data (quick).
     st.vega_lite_chart(charts.head_grid_frame(weights, labels), spec=_grid_spec(tuple(labels), L, H), width="content")
@@ -75,6 +77,16 @@ def trained_view():
     st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 256 sequences) with every head on: "
                f"{ablated_all:.3f}.")
 
+    st.subheader("Look closer: one head")
+    layer_0, head_0, kind, strength = head_scores.strongest_head(ui.batch_scores(task), task)
+    opened = f"look-closer-opened:{task}"
+    if opened not in st.session_state:  # a first look at a task opens on its most striking head, not on 1.1
+        st.session_state[opened] = True
+        if ui.value("layer") == 1 and ui.value("head") == 1:  # unless the URL or the student picked one
+            ui.set_value("layer", layer_0 + 1)
+            ui.set_value("head", head_0 + 1)
+    st.caption(f"Head {layer_0 + 1}.{head_0 + 1} is this model's strongest {SCORE_NAMES[kind]} head ({SCORE_NAMES[kind]} "
+               f"score {strength:.2f} on a fresh batch of 256 sequences); the screen opens on it.")
     ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
     ui.clamp("head", low=1, high=H, fallback_note=f"Head {{old}} does not exist ({H} heads); showing head {{new}}.")
     left, right = st.columns(2)
@@ -96,6 +108,24 @@ def trained_view():
              delta=f"{(now - ablated_all) * 100:+.1f} points", delta_color="normal")
     st.caption("Switching a head off zeroes its columns of `out_proj`: the model then runs as if that head's "
                "context vectors were all zero. Accuracy is on a fresh batch of 256 sequences.")
+
+
+def _show_repeat(ids) -> None:
+    """The probe with its repeated segment highlighted: where an induction head has work to do."""
+    found = toy_tasks.repeated_segment(ids)
+    text = [spec.symbols[int(t)] for t in ids]
+    if found is None:
+        st.caption("This probe repeats no token, so an induction head has nothing to copy.")
+        return
+    first, second, length = found
+    marked = {i for start in (first, second) for i in range(start, start + length)}
+    line = "".join(f":orange-background[**{ui.md_escape(c)}**]" if i in marked else ui.md_escape(c)
+                   for i, c in enumerate(text))
+    st.markdown(f"Probe: {line}")
+    st.caption(f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length} "
+               f"({length} tokens). From token {second + 1}, the copy's first, each next token can be copied: an "
+               f"induction head's row there puts its weight on the key just after the earlier copy of the current "
+               f"token, a stripe {second - first - 1} keys left of the diagonal.")
 
 
 LR_OPTIONS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]
