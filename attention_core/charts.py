@@ -282,28 +282,31 @@ def _pair_scale(values) -> alt.Scale:
 
 # --- What heads learn (screens/trained.py) --------------------------------------------------------
 
-def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6) -> alt.FacetChart:
+def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6, font_scale: float = 1.0) -> alt.FacetChart:
     """Every head's weights at once: one small map per head, a row of maps per layer.
 
     The data (columns layer, head, query, key, weight) is left out: pass it to st.vega_lite_chart
     as `data`, so that scrubbing the training step sends new data to the same Vega view (cheap)
     instead of a new spec.
     """
-    x = alt.X("key:N", sort=labels, title="key", axis=alt.Axis(labelFontSize=8, labelAngle=-90))
-    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=8))
+    # Presenter mode: labels that read on a projector, cells a third larger (four maps still fit a row).
+    labels_px, titles_px, cell = 8 * font_scale, 11 * font_scale, round(cell * min(font_scale, 4 / 3))
+    x = alt.X("key:N", sort=labels, title="key",
+              axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px, labelAngle=-90))
+    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px))
     rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
         x=x, y=y, color=alt.Color("weight:Q", scale=SCALES["weights"], title="weight"),
         tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
     size = alt.Step(cell)
     return rect.properties(width=size, height=size).facet(
-        row=alt.Row("layer:N", title=None, header=alt.Header(labelExpr="'layer ' + datum.value")),
-        column=alt.Column("head:N", title=None, header=alt.Header(labelExpr="'head ' + datum.value")),
+        row=alt.Row("layer:N", title=None, header=alt.Header(labelExpr="'layer ' + datum.value", labelFontSize=titles_px)),
+        column=alt.Column("head:N", title=None, header=alt.Header(labelExpr="'head ' + datum.value", labelFontSize=titles_px)),
         spacing=8)
 
 
-def head_grid_spec(labels: list[str], layers: int, heads: int) -> dict:
+def head_grid_spec(labels: list[str], layers: int, heads: int, font_scale: float = 1.0) -> dict:
     """head_grid as a Vega-Lite dict without data: st.vega_lite_chart(frame, spec=...) supplies it."""
-    spec = to_spec(head_grid(labels, layers, heads))
+    spec = to_spec(head_grid(labels, layers, heads, font_scale=font_scale))
     spec.pop("data", None)
     return spec
 

@@ -57,7 +57,8 @@ def trained_view():
         _show_repeat(ids)
     st.subheader(f"Every head on the probe {'(final model)' if typed else f'at step {step:,}'}")
     # Same spec for every step, new data: the browser keeps its Vega view and swaps the data (quick).
-    st.vega_lite_chart(charts.head_grid_frame(weights, labels), spec=_grid_spec(tuple(labels), L, H), width="content")
+    st.vega_lite_chart(charts.head_grid_frame(weights, labels), spec=_grid_spec(tuple(labels), L, H, ui.font_scale()),
+                       width="content")
     st.caption("Rows: layers; columns: heads. Each map: query (row) → key (column), darker = more weight.")
 
     scores = head_scores.scores_of(list(weights.unsqueeze(1)), task, ids[None])
@@ -184,8 +185,8 @@ def train_yourself():
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _grid_spec(labels: tuple, layers: int, heads: int) -> dict:
-    return charts.head_grid_spec(list(labels), layers, heads)
+def _grid_spec(labels: tuple, layers: int, heads: int, font_scale: float = 1.0) -> dict:
+    return charts.head_grid_spec(list(labels), layers, heads, font_scale)
 
 
 trained_view()

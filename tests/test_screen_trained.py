@@ -149,3 +149,13 @@ def test_the_share_scale_is_said_in_words_where_it_colours_a_map():
     from attention_core.colour import SHARE_WORDS
     assert SHARE_WORDS in page_text(open_screen("trained"))  # 32 tokens: the look-closer map uses shares
     assert SHARE_WORDS not in page_text(open_screen("softmax"))  # the book's 6 tokens: the plain 0 … 1 scale
+
+
+def test_presenter_mode_enlarges_the_head_grids_labels():
+    def label_sizes(at):
+        spec = next(s for s in chart_specs(at) if is_grid(s))
+        axes = [spec["spec"]["encoding"][c]["axis"] for c in ("x", "y")]
+        return {a["labelFontSize"] for a in axes}, spec["spec"]["width"]["step"]
+    assert label_sizes(open_screen("trained")) == ({8}, 6)
+    sizes, cell = label_sizes(open_screen("trained", presenter=1))
+    assert min(sizes) >= 12 and cell == 8  # about 16 px on a slide drawn at --zoom 1.25
