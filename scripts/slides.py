@@ -7,11 +7,11 @@
 
 Screenshots start `streamlit run app.py` headless on a free port (or use --url of a running app)
 and open each screen in Debian's Chromium (/usr/bin/chromium or $CHROMIUM) with Streamlit's toolbar
-and the sidebar hidden, in the light theme, in the app's presenter mode (--no-presenter for the
-screen as a student sees it), laid out at 1920 / --zoom CSS pixels and captured at 1920 x 1080, so
-text and charts read at the back of a room. A long screen becomes several slides, cut only between
-its top-level blocks; a block taller than a slide gets a slide of its own, scaled down to fit. The
-exit status is 1 when a screen shows an exception or an st.error.
+and the sidebar hidden, in the light theme, in the app's presenter mode (type and charts for the
+back of a room, tables without scroll boxes; --no-presenter for the screen as a student sees it),
+laid out 1920 / --zoom CSS pixels wide and captured at 1920 x 1080. A long screen becomes several
+slides, cut only between its top-level blocks; a block taller than a slide gets a slide of its own,
+scaled down to fit. The exit status is 1 when a screen shows an exception or an st.error.
 """
 import argparse
 import io
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from screens.registry import BY_NAME  # noqa: E402  the screens by short name: "home" or the URL path
 WIDTH, HEIGHT = 1920, 1080  # a slide, in image pixels at --scale 1
-ZOOM = 1.25  # default --zoom: the page is laid out 1536 CSS pixels wide, every pixel drawn 1.25 times as big
+ZOOM = 1.0  # default --zoom: presenter mode is laid out for a 1920-wide page; above 1.2 its heatmaps overflow columns
 TOP_BAND = 32  # blank margin (CSS pixels) above the content of every slide after the first
 GAP = 8  # a cut lies this far above the next block's top: in the gap between two blocks
 # Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header and the
@@ -77,7 +77,10 @@ LAYOUT = """(slide) => {
       const first = element ? e : e.querySelector('[data-testid="stElementContainer"]');
       return [...box(e), element && !!e.querySelector('[data-testid="stHeading"]'),
               element && e.innerText.trim().endsWith(':'),
-              element && !!e.querySelector('[data-testid="stCaptionContainer"]'),
+              (element && !!e.querySelector('[data-testid="stCaptionContainer"]'))  // a caption, or a folded
+                || (!!e.querySelector('[data-testid="stExpander"]') && !e.querySelector('details[open]')  // expander:
+                    && e.getBoundingClientRect().height < 120),  // both go with the block above
+
               !!first && !!first.querySelector('[data-testid="stHeading"]')];
     });
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
@@ -140,9 +143,9 @@ def open_screen(page, url: str, timeout_s: float) -> list[str]:
 
 def groups(layout: dict) -> list[list]:
     """[top, bottom, opens with a heading] of the units a slide never splits: the blocks of LAYOUT,
-    with a heading or a line ending with a colon glued to the block after it and a caption to the
-    block above it. A block is [top, bottom, is a heading, ends with a colon, is a caption, opens
-    with a heading]."""
+    with a heading or a line ending with a colon glued to the block after it, and a caption or a
+    folded expander to the block above it. A block is [top, bottom, is a heading, ends with a colon,
+    goes with the block above, opens with a heading]."""
     found, glue_next = [], False
     for top, bottom, heading, colon, caption, opens in layout["blocks"]:
         if found and (glue_next or caption):
@@ -370,7 +373,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="the app's presenter mode (presenter=1: big type, folded explanations, tables whole); "
                              "on by default, --no-presenter for the screen as a student sees it")
     parser.add_argument("--zoom", type=float, default=ZOOM,
-                        help=f"lay the page out 1920/ZOOM CSS pixels wide and draw it ZOOM times as big (default {ZOOM}; "
+                        help=f"lay the page out 1920/ZOOM CSS pixels wide and draw it ZOOM times as big (default {ZOOM:g}; "
                              "1 = a 1920-wide browser window)")
     parser.add_argument("--out", default="slides", help="folder for the images (default: ./slides)")
     parser.add_argument("--layout", choices=["pages", "tall"], default="pages",

@@ -158,4 +158,4 @@ def test_presenter_mode_enlarges_the_head_grids_labels():
         return {a["labelFontSize"] for a in axes}, spec["spec"]["width"]["step"]
     assert label_sizes(open_screen("trained")) == ({8}, 6)
     sizes, cell = label_sizes(open_screen("trained", presenter=1))
-    assert min(sizes) >= 12 and cell == 8  # about 16 px on a slide drawn at --zoom 1.25
+    assert min(sizes) >= 12 and cell == 8  # labels of 12.8 px instead of 8

@@ -235,7 +235,7 @@ def test_presenter_mode_is_the_default_and_stays_out_of_the_file_names():
     assert SLIDES_MODULE.with_presenter([], parse(["--presenter"]).presenter) == [("presenter", "1")]
     assert SLIDES_MODULE.with_presenter([("query", "2")], parse(["--no-presenter"]).presenter) == [("query", "2")]
     assert SLIDES_MODULE.with_presenter([("presenter", "0")], True) == [("presenter", "0")]  # --params wins
-    assert parse([]).zoom > 1  # laid out narrower than the slide, drawn bigger: type for the back of the room
+    assert parse([]).zoom == 1 and parse(["--zoom", "1.25"]).zoom == 1.25
     assert SLIDES_MODULE.stem("scores", []) == "scores"
 
 
