@@ -73,13 +73,17 @@ def dropped_overview(keep, visible):
 
     Dropping a weight turns it to 0, and an image of block maxima (or of shares) hides a few zeros
     among their neighbours. Here each pixel is the share of a block's visible cells that dropout
-    removed: 0 pale, 1 dark (every visible weight of the block dropped); blocks with no visible
-    cell (the future) are hatched as masked. keep and visible: (T, T), 1 = kept / visible.
+    removed, from pale (none) to dark (`top` or more: the 98th percentile of the blocks' shares, so
+    that p = 0.1 is not drawn in shades of white); blocks with no visible cell (the future) are
+    hatched as masked. keep and visible: (T, T), 1 = kept / visible. Returns (image, how, top).
     """
     keep, visible = np.asarray(keep, dtype=np.float64), np.asarray(visible, dtype=bool)
     factor = overview_factor(max(keep.shape))
     share = block_reduce(np.where(visible, 1.0 - keep, np.nan), factor, "mean")  # nan: nothing visible
-    image = colour.matrix_image(share, "weights", max(1, 512 // max(share.shape)))
+    finite = share[np.isfinite(share)]
+    top = float(np.percentile(finite, 98)) if finite.size else 1.0
+    top = top if top > 0 else 1.0  # nothing dropped: every block pale
+    image = colour.matrix_image(np.clip(share / top, 0, 1), "weights", max(1, 512 // max(share.shape)))
     blocks = (f"each pixel is the share dropped in a {factor} × {factor} block of cells" if factor > 1
-              else "one pixel per cell: dark = dropped")
-    return image, blocks
+              else "one pixel per cell")
+    return image, blocks, top

@@ -179,9 +179,13 @@ def test_the_dropped_share_image_counts_the_dropped_visible_cells_of_each_block(
     keep = np.ones((T, T))
     keep[100, 50] = 0  # one of the 4 visible cells of block (50, 25) dropped
     keep[300:302, 10:12] = 0  # a whole block dropped
-    image, blocks = matrix_images.dropped_overview(keep, visible)
-    assert "2 × 2" in blocks and image.shape == (512, 512, 3)
+    keep[400:402, 20:22] = [[0, 1], [1, 1]]  # and another block a quarter dropped
+    image, blocks, top = matrix_images.dropped_overview(keep, visible)
+    assert "2 × 2" in blocks and image.shape == (512, 512, 3) and top == 1.0  # 3 blocks of 32,896: the 98th percentile is 0
     expected = np.full((256, 256), 0.0)
-    expected[50, 25], expected[150, 5] = 0.25, 1.0
+    expected[50, 25], expected[150, 5], expected[200, 10] = 0.25, 1.0, 0.25
     expected[np.triu(np.ones((256, 256), dtype=bool), k=1)] = np.nan  # the future: no visible cell
-    assert (image == colour.matrix_image(expected, "weights", 2)).all()
+    assert (image == colour.matrix_image(expected / top, "weights", 2)).all()
+    sparse = np.where(np.random.default_rng(0).random((T, T)) < 0.1, 0.0, 1.0)  # p = 0.1: scaled to the 98th percentile
+    image, _, top = matrix_images.dropped_overview(sparse, visible)
+    assert top == 0.5  # about 5% of the blocks lose 2 of 4 cells or more

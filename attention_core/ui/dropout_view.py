@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attention_core import charts, matrix_images
-from attention_core.ui.heatmaps import _arrow_bytes, _numpy, zoom_view
+from attention_core import charts, colour, matrix_images
+from attention_core.ui.heatmaps import _arrow_bytes, _numpy, _zoom
+from attention_core.ui.state import value
 from attention_core.ui.export import png_bytes
 from attention_core.ui.settings import Settings
 from attention_core.ui.vega import cached_image, cached_spec, draw_spec, fingerprint, font_scale, labels_key
@@ -46,17 +47,20 @@ def show_dropout_rows(weights, dropped, settings: Settings, q: int, k: int) -> N
 def show_where_dropped(keep, visible, dropped, settings: Settings, title: str) -> None:
     """A large map: where dropout struck (the share dropped per block), then a window of exact values."""
     keep_np = _numpy(keep)
-    png, blocks = cached_image(("dropped share", fingerprint(keep), fingerprint(visible)),
-                               lambda: _dropped_png(keep_np, _numpy(visible)))
+    png, blocks, top = cached_image(("dropped share", fingerprint(keep), fingerprint(visible)),
+                                    lambda: _dropped_png(keep_np, _numpy(visible)))
     st.image(png, output_format="PNG", width=512,
              caption=f"Where dropout struck: {keep_np.shape[0]:,} × {keep_np.shape[1]:,}, {blocks} (pale = none "
-                     "dropped, dark = all of the block's visible weights dropped); hatched grey = masked (future "
-                     "tokens). A map of the weights themselves would hide a few zeros among their neighbours.")
-    zoom_view(dropped, settings, "weights", title)
+                     f"dropped, dark = {top:.0%} of the block's visible weights or more); hatched grey = masked "
+                     "(future tokens). A map of the weights themselves would hide a few zeros among their neighbours.")
+    values = _numpy(dropped)
+    # The window in the screen's colours (shares at this size): a dropped weight takes the palest colour.
+    _zoom(values, fingerprint(dropped), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]],
+          "weights", title, colour.weight_scale(value("colour"), values.shape[0]))
     st.caption("The window shows the exact weights after dropout: a dropped weight is 0.0000, drawn in the "
                "palest colour.")
 
 
 def _dropped_png(keep: np.ndarray, visible: np.ndarray):
-    image, blocks = matrix_images.dropped_overview(keep, visible)
-    return png_bytes(image), blocks
+    image, blocks, top = matrix_images.dropped_overview(keep, visible)
+    return png_bytes(image), blocks, top
