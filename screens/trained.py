@@ -78,24 +78,26 @@ def trained_view():
     st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 256 sequences) with every head on: "
                f"{ablated_all:.3f}.")
 
-    st.subheader("Look closer: one head")
-    layer_0, head_0, kind, strength = head_scores.strongest_head(ui.batch_scores(task), task)
-    opened = f"look-closer-opened:{task}"
-    if opened not in st.session_state:  # a first look at a task opens on its most striking head, not on 1.1
-        st.session_state[opened] = True
-        if ui.value("layer") == 1 and ui.value("head") == 1:  # unless the URL or the student picked one
-            ui.set_value("layer", layer_0 + 1)
-            ui.set_value("head", head_0 + 1)
-    st.caption(f"Head {layer_0 + 1}.{head_0 + 1} is this model's strongest {SCORE_NAMES[kind]} head ({SCORE_NAMES[kind]} "
-               f"score {strength:.2f} on a fresh batch of 256 sequences); the screen opens on it.")
-    ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
-    ui.clamp("head", low=1, high=H, fallback_note=f"Head {{old}} does not exist ({H} heads); showing head {{new}}.")
-    left, right = st.columns(2)
-    layer = ui.control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, L + 1))) \
-        if L > 1 else 1
-    head = ui.control(right.select_slider, "head", "head", options=list(range(1, H + 1)))
-    ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
-                   row_labels=labels, col_labels=labels)
+    with st.container():  # one block: a slide shows the heading, the pickers and the map together
+        st.subheader("Look closer: one head")
+        layer_0, head_0, kind, strength = head_scores.strongest_head(ui.batch_scores(task), task)
+        opened = f"look-closer-opened:{task}"
+        if opened not in st.session_state:  # a first look at a task opens on its most striking head, not on 1.1
+            st.session_state[opened] = True
+            if ui.value("layer") == 1 and ui.value("head") == 1:  # unless the URL or the student picked one
+                ui.set_value("layer", layer_0 + 1)
+                ui.set_value("head", head_0 + 1)
+        name = SCORE_NAMES[kind]
+        st.caption(f"Head {layer_0 + 1}.{head_0 + 1} is this model's strongest {name} head ({name} score "
+                   f"{strength:.2f} on a fresh batch of 256 sequences); the screen opens on it.")
+        ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
+        ui.clamp("head", low=1, high=H, fallback_note=f"Head {{old}} does not exist ({H} heads); showing head {{new}}.")
+        left, right = st.columns(2)
+        layer = ui.control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, L + 1))) \
+            if L > 1 else 1
+        head = ui.control(right.select_slider, "head", "head", options=list(range(1, H + 1)))
+        ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
+                       row_labels=labels, col_labels=labels)
 
     if task == "repeat":
         st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
@@ -119,9 +121,9 @@ def _show_repeat(ids) -> None:
         st.caption("This probe repeats no token, so an induction head has nothing to copy.")
         return
     first, second, length = found
-    marked = {i for start in (first, second) for i in range(start, start + length)}
-    line = "".join(f":orange-background[**{ui.md_escape(c)}**]" if i in marked else ui.md_escape(c)
-                   for i, c in enumerate(text))
+    cuts = [0, first, first + length, second, second + length, len(text)]  # plain, copy, plain, copy, plain
+    parts = [ui.md_escape("".join(text[a:b])) for a, b in zip(cuts, cuts[1:])]
+    line = "".join(f":orange-background[**{part}**]" if i % 2 else part for i, part in enumerate(parts))
     st.markdown(f"Probe: {line}")
     st.caption(f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length} "
                f"({length} tokens). From token {second + 1}, the copy's first, each next token can be copied: an "

@@ -135,8 +135,11 @@ def test_the_probe_shows_its_repeated_segment():
     assert repeated_segment([1, 2, 3, 4]) is None and repeated_segment([5, 7, 5, 7]) == (0, 2, 2)
     at = open_screen("trained")
     probe = next(m.value for m in at.markdown if m.value.startswith("Probe: "))
-    first, second, length = repeated_segment(training_probe())
-    assert probe.count(":orange-background[") == 2 * length
+    ids = training_probe()
+    first, second, length = repeated_segment(ids)
+    from attention_core.toy_tasks import to_text
+    copy = to_text("repeat", ids[first:first + length])
+    assert probe.count(f":orange-background[**{copy}**]") == 2 and probe.count(":orange-background[") == 2
     assert f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length}" in page_text(at)
 
 
