@@ -66,6 +66,12 @@ def share_range(share_values: np.ndarray) -> tuple[float, float]:
     return low, high
 
 
+# "× even share" in words, for a legend or caption wherever the share scale colours a map.
+SHARE_WORDS = ("× even share: each weight divided by 1/n, the weight every one of its query's n visible keys "
+               "would get if the query attended evenly. 1× is an even share, 4× four times that, 0.25× a quarter; "
+               "the colours step on a log scale.")
+
+
 def times_even(log2_share: float) -> str:
     """A share as plain words: 2 -> '4× even', -1 -> '0.5× even'."""
     return f"{2 ** log2_share:.2g}× even"

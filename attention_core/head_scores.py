@@ -96,6 +96,19 @@ def scores_of(weights: list[torch.Tensor], task: str, ids: torch.Tensor, targets
     return {k: v.cpu() for k, v in result.items()}
 
 
+def strongest_head(scores: dict, task: str) -> tuple[int, int, str, float]:
+    """(layer, head, score name, score) of the most striking head: the highest previous-token or
+    lookup (induction, next-in-order, mirror) score of any head. 0-based layer and head; scores as
+    scores_of returns them, (layers, heads) each."""
+    best = None
+    for name in (TASKS[task].lookup, "previous"):
+        table = torch.as_tensor(scores[name], dtype=torch.float32)  # (layers, heads)
+        layer, head = divmod(int(table.argmax()), table.shape[1])
+        if best is None or float(table[layer, head]) > best[3]:
+            best = (layer, head, name, float(table[layer, head]))
+    return best
+
+
 def fresh_batch(task: str, batch_size: int = 512, seed: int = EVAL_SEED):
     """(inputs, targets, loss_mask) from a generator that training never uses."""
     seq, mask, _ = make_sequences(task, batch_size, torch.Generator().manual_seed(seed))

@@ -66,3 +66,24 @@ def overview(values: np.ndarray, kind: str):
     blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
     return image, blocks, (low, high)
+
+
+def dropped_overview(keep, visible):
+    """(RGB image, how it was reduced) of where dropout struck in a large map.
+
+    Dropping a weight turns it to 0, and an image of block maxima (or of shares) hides a few zeros
+    among their neighbours. Here each pixel is the share of a block's visible cells that dropout
+    removed, from pale (none) to dark (`top` or more: the 98th percentile of the blocks' shares, so
+    that p = 0.1 is not drawn in shades of white); blocks with no visible cell (the future) are
+    hatched as masked. keep and visible: (T, T), 1 = kept / visible. Returns (image, how, top).
+    """
+    keep, visible = np.asarray(keep, dtype=np.float64), np.asarray(visible, dtype=bool)
+    factor = overview_factor(max(keep.shape))
+    share = block_reduce(np.where(visible, 1.0 - keep, np.nan), factor, "mean")  # nan: nothing visible
+    finite = share[np.isfinite(share)]
+    top = float(np.percentile(finite, 98)) if finite.size else 1.0
+    top = top if top > 0 else 1.0  # nothing dropped: every block pale
+    image = colour.matrix_image(np.clip(share / top, 0, 1), "weights", max(1, 512 // max(share.shape)))
+    blocks = (f"each pixel is the share dropped in a {factor} × {factor} block of cells" if factor > 1
+              else "one pixel per cell")
+    return image, blocks, top

@@ -102,3 +102,20 @@ def from_text(task: str, text: str) -> tuple[torch.Tensor | None, str | None]:
     if not 2 <= len(cleaned) <= spec.context_length:
         return None, f"the sequence has {len(cleaned)} symbols; the model reads 2 to {spec.context_length}"
     return torch.tensor([spec.symbols.index(c) for c in cleaned]), None
+
+
+def repeated_segment(ids) -> tuple[int, int, int] | None:
+    """(first, second, length) of the longest run of tokens that occurs twice without overlapping
+    (0-based starts), or None when no token repeats. Finds the copy in the repeat task's probe,
+    typed or recorded, where the induction heads do their work. Longest common substring of the
+    sequence with itself: O(T²) for T tokens."""
+    seq = [int(i) for i in ids]
+    best, run = (0, 0, 0), [0] * (len(seq) + 1)  # run[j + 1]: length of the common run ending at i and j
+    for i in range(len(seq)):
+        previous, run = run, [0] * (len(seq) + 1)
+        for j in range(i + 1, len(seq)):
+            if seq[i] == seq[j]:
+                run[j + 1] = min(previous[j] + 1, j - i)  # j - i: the copies must not overlap
+                if run[j + 1] > best[2]:
+                    best = (i - run[j + 1] + 1, j - run[j + 1] + 1, run[j + 1])
+    return best if best[2] else None

@@ -71,15 +71,17 @@ def screen():
     with left:
         after, mask_tab, before = st.tabs(["After dropout", "Keep mask", "Before: attn_weights"])
         with after:
-            ui.show_matrix(dropped, settings, "weights", "after dropout", selected_row=q, selected_cell=(q, k),
-                           zoom=True, clickable=True)
+            if num_tokens > charts.ALTAIR_MAX:  # too large for cells: show where dropout struck, then exact values
+                ui.show_where_dropped(keep, visible, dropped, settings, "after dropout")
+            else:
+                ui.show_matrix(dropped, settings, "weights", "after dropout", selected_row=q, selected_cell=(q, k),
+                               clickable=True)
         with mask_tab:
             ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
         with before:
             ui.show_matrix(weights, settings, "weights", "attn_weights (causal)", selected_row=q, selected_cell=(q, k))
     with right:
-        ui.show_row(weights, settings, "weights of the selected query", "weights", highlight=k, row=q)
-        ui.show_row(dropped, settings, "after dropout, the selected query", "dropped weight", highlight=k, row=q)
+        ui.show_dropout_rows(weights, dropped, settings, q, k)
     st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
                "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
                "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")

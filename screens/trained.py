@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core import charts, head_scores, ui
+from attention_core import charts, head_scores, toy_tasks, ui
 from attention_core.head_scores import MEANINGS, SCORE_NAMES
 from attention_core.toy_tasks import TASKS, to_text
 from attention_core.training import AttentionOnlyTransformer
@@ -51,9 +51,12 @@ def trained_view():
     else:
         weights = run.snapshots[step].float()
     labels = [f"{i + 1} {spec.symbols[t]}" for i, t in enumerate(ids.tolist())]
+    if task == "repeat":
+        _show_repeat(ids)
     st.subheader(f"Every head on the probe {'(final model)' if typed else f'at step {step:,}'}")
     # Same spec for every step, new data: the browser keeps its Vega view and swaps the data (quick).
-    st.vega_lite_chart(charts.head_grid_frame(weights, labels), spec=_grid_spec(tuple(labels), L, H), width="content")
+    st.vega_lite_chart(charts.head_grid_frame(weights, labels), spec=_grid_spec(tuple(labels), L, H, ui.font_scale()),
+                       width="content")
     st.caption("Rows: layers; columns: heads. Each map: query (row) → key (column), darker = more weight.")
 
     scores = head_scores.scores_of(list(weights.unsqueeze(1)), task, ids[None])
@@ -73,14 +76,26 @@ def trained_view():
     st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 256 sequences) with every head on: "
                f"{ablated_all:.3f}.")
 
-    ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
-    ui.clamp("head", low=1, high=H, fallback_note=f"Head {{old}} does not exist ({H} heads); showing head {{new}}.")
-    left, right = st.columns(2)
-    layer = ui.control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, L + 1))) \
-        if L > 1 else 1
-    head = ui.control(right.select_slider, "head", "head", options=list(range(1, H + 1)))
-    ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
-                   row_labels=labels, col_labels=labels)
+    with st.container():  # one block: a slide shows the heading, the pickers and the map together
+        st.subheader("Look closer: one head")
+        layer_0, head_0, kind, strength = head_scores.strongest_head(ui.batch_scores(task), task)
+        opened = f"look-closer-opened:{task}"
+        if opened not in st.session_state:  # a first look at a task opens on its most striking head, not on 1.1
+            st.session_state[opened] = True
+            if ui.value("layer") == 1 and ui.value("head") == 1:  # unless the URL or the student picked one
+                ui.set_value("layer", layer_0 + 1)
+                ui.set_value("head", head_0 + 1)
+        name = SCORE_NAMES[kind]
+        st.caption(f"Head {layer_0 + 1}.{head_0 + 1} is this model's strongest {name} head ({name} score "
+                   f"{strength:.2f} on a fresh batch of 256 sequences); the screen opens on it.")
+        ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
+        ui.clamp("head", low=1, high=H, fallback_note=f"Head {{old}} does not exist ({H} heads); showing head {{new}}.")
+        left, right = st.columns(2)
+        layer = ui.control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, L + 1))) \
+            if L > 1 else 1
+        head = ui.control(right.select_slider, "head", "head", options=list(range(1, H + 1)))
+        ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
+                       row_labels=labels, col_labels=labels)
 
     if task == "repeat":
         st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
@@ -94,6 +109,24 @@ def trained_view():
              delta=f"{(now - ablated_all) * 100:+.1f} points", delta_color="normal")
     st.caption("Switching a head off zeroes its columns of `out_proj`: the model then runs as if that head's "
                "context vectors were all zero. Accuracy is on a fresh batch of 256 sequences.")
+
+
+def _show_repeat(ids) -> None:
+    """The probe with its repeated segment highlighted: where an induction head has work to do."""
+    found = toy_tasks.repeated_segment(ids)
+    text = [spec.symbols[int(t)] for t in ids]
+    if found is None:
+        st.caption("This probe repeats no token, so an induction head has nothing to copy.")
+        return
+    first, second, length = found
+    cuts = [0, first, first + length, second, second + length, len(text)]  # plain, copy, plain, copy, plain
+    parts = [ui.md_escape("".join(text[a:b])) for a, b in zip(cuts, cuts[1:])]
+    line = "".join(f":orange-background[**{part}**]" if i % 2 else part for i, part in enumerate(parts))
+    st.markdown(f"Probe: {line}")
+    st.caption(f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length} "
+               f"({length} tokens). From token {second + 1}, the copy's first, each next token can be copied: an "
+               f"induction head's row there puts its weight on the key just after the earlier copy of the current "
+               f"token, a stripe {second - first - 1} keys left of the diagonal.")
 
 
 LR_OPTIONS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]
@@ -147,8 +180,8 @@ def train_yourself():
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _grid_spec(labels: tuple, layers: int, heads: int) -> dict:
-    return charts.head_grid_spec(list(labels), layers, heads)
+def _grid_spec(labels: tuple, layers: int, heads: int, font_scale: float = 1.0) -> dict:
+    return charts.head_grid_spec(list(labels), layers, heads, font_scale)
 
 
 trained_view()

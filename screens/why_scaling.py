@@ -112,6 +112,6 @@ st.caption(
 
 st.header("All the numbers")
 st.dataframe(sweep.style.format({c: "{:.4g}" for c in sweep.columns if c not in ("d_k", "scores")}),
-             hide_index=True, width="stretch")
+             hide_index=True, width="stretch", height=ui.table_height(len(sweep)))
 ui.show_code(experiments.sample_scores, experiments.softmax_gradient_norm, experiments.measure,
              experiments.histogram, title="The PyTorch code of these experiments")

@@ -7,10 +7,14 @@
 
 Screenshots start `streamlit run app.py` headless on a free port (or use --url of a running app)
 and open each screen in Debian's Chromium (/usr/bin/chromium or $CHROMIUM) with Streamlit's toolbar
-and the sidebar hidden, in the light theme. A long screen becomes several slides, cut between
-elements where possible. The exit status is 1 when a screen shows an exception or an st.error.
+and the sidebar hidden, in the light theme, in the app's presenter mode (type and charts for the
+back of a room, tables without scroll boxes; --no-presenter for the screen as a student sees it),
+laid out 1920 / --zoom CSS pixels wide and captured at 1920 x 1080. A long screen becomes several
+slides, cut only between its top-level blocks; a block taller than a slide gets a slide of its own,
+scaled down to fit. The exit status is 1 when a screen shows an exception or an st.error.
 """
 import argparse
+import io
 import json
 import math
 import os
@@ -29,8 +33,10 @@ from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from screens.registry import BY_NAME  # noqa: E402  the screens by short name: "home" or the URL path
-WIDTH, HEIGHT = 1920, 1080
-TOP_BAND = 48  # blank margin above the content of every slide after the first
+WIDTH, HEIGHT = 1920, 1080  # a slide, in image pixels at --scale 1
+ZOOM = 1.0  # default --zoom: presenter mode is laid out for a 1920-wide page; above 1.2 its heatmaps overflow columns
+TOP_BAND = 32  # blank margin (CSS pixels) above the content of every slide after the first
+GAP = 8  # a cut lies this far above the next block's top: in the gap between two blocks
 # Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header and the
 # screens' "Show common mistakes" and "Readers' questions" switches go too (add pitfalls=1 or readers=1).
 # Injected before the app renders, so charts are laid out at the full width from the start.
@@ -53,19 +59,32 @@ READY = """() => {
   return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
     .every(c => !c.checkVisibility() || c.querySelector('canvas, svg.marks'));  // hidden tabs draw later
 }"""
-# Where the blocks of the main column sit, in page pixels from the top of its scroll area: the
-# top-level blocks (columns, tabs and expanders count as one), then every single element.
-LAYOUT = """() => {
+# Where the units of the main column sit, in CSS pixels from the top of its scroll area: its
+# top-level blocks (columns, tabs, expanders and containers count as one), except that a container
+# taller than a slide (a fragment holding most of a screen) counts as the blocks inside it.
+LAYOUT = """(slide) => {
   const main = document.querySelector('[data-testid="stMain"]');
   const origin = main.getBoundingClientRect().top - main.scrollTop;
   const box = e => { const r = e.getBoundingClientRect(); return [r.top - origin, r.bottom - origin]; };
   const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;
-  const blocks = [...document.querySelectorAll(
-      '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > *')].filter(shown)
-    .map(e => [...box(e), !!e.querySelector('[data-testid="stHeading"]'), e.innerText.trim().endsWith(':')]);
-  const leaves = [...main.querySelectorAll('[data-testid="stElementContainer"]')].filter(shown).map(box);
+  const units = parent => [...parent.children].filter(shown).flatMap(e => {
+    const inner = e.querySelector(':scope > [data-testid="stVerticalBlock"]');
+    return inner && e.getBoundingClientRect().height > slide ? units(inner) : [e];
+  });
+  const blocks = units(document.querySelector('[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'))
+    .map(e => {
+      const element = e.matches('[data-testid="stElementContainer"]');  // one element, not a block of them
+      const first = element ? e : e.querySelector('[data-testid="stElementContainer"]');
+      return [...box(e), element && !!e.querySelector('[data-testid="stHeading"]'),
+              element && e.innerText.trim().endsWith(':'),
+              (element && !!e.querySelector('[data-testid="stCaptionContainer"]'))  // a caption, or a folded
+                || (!!e.querySelector('[data-testid="stExpander"]') && !e.querySelector('details[open]')  // expander:
+                    && e.getBoundingClientRect().height < 120),  // both go with the block above
+
+              !!first && !!first.querySelector('[data-testid="stHeading"]')];
+    });
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
-  return {height: main.scrollHeight, blocks, leaves, bg};
+  return {height: main.scrollHeight, blocks, bg};
 }"""
 
 
@@ -78,6 +97,13 @@ def slug(text: str, limit: int = 60) -> str:
 def stem(screen: str, params: list[tuple[str, str]]) -> str:
     tag = "_".join(f"{slug(k, 20)}-{slug(v, 30)}" for k, v in params)
     return f"{slug(screen)}__{tag}" if tag else slug(screen)
+
+
+def with_presenter(params: list[tuple[str, str]], presenter: bool) -> list[tuple[str, str]]:
+    """The URL parameters a screen is opened with: presenter=1 added unless off or set in --params.
+    File names come from --params alone, so the default leaves them as they were."""
+    given = any(name == "presenter" for name, _ in params)
+    return params + ([("presenter", "1")] if presenter and not given else [])
 
 
 @contextmanager
@@ -115,93 +141,119 @@ def open_screen(page, url: str, timeout_s: float) -> list[str]:
     return problems
 
 
-def cuts(layout: dict, height: int) -> list[tuple[int, int]]:
-    """(start, end) of each slide: as much as fits, ending between two blocks where possible.
+def groups(layout: dict) -> list[list]:
+    """[top, bottom, opens with a heading] of the units a slide never splits: the blocks of LAYOUT,
+    with a heading or a line ending with a colon glued to the block after it, and a caption or a
+    folded expander to the block above it. A block is [top, bottom, is a heading, ends with a colon,
+    goes with the block above, opens with a heading]."""
+    found, glue_next = [], False
+    for top, bottom, heading, colon, caption, opens in layout["blocks"]:
+        if found and (glue_next or caption):
+            found[-1][1] = max(found[-1][1], bottom)
+        else:
+            found.append([top, bottom, opens])
+        glue_next = heading or colon
+    return found
 
-    A heading, or a line ending with a colon, stays with the block after it; a cut before a
-    heading is preferred when it leaves the slide at least 60% full; a block taller than a slide
-    is cut between its own elements, or, failing that, wherever the slide ends.
+
+def cuts(layout: dict, height: float, band: float = TOP_BAND) -> list[tuple[int, int]]:
+    """(start, end) of each slide, in CSS pixels of the page: as many whole units (see `groups`) as fit.
+
+    A cut falls only in the gap before a unit, never inside one; a cut before a heading is
+    preferred when it leaves the slide at least 60% full. A unit taller than a slide gets a slide
+    of its own, longer than `height` (the caller scales it down to fit).
     """
-    blocks = [[top, bottom] for top, bottom, _, _ in layout["blocks"]]
-    headings = [top for top, _, heading, _ in layout["blocks"] if heading]
-    for i, (top, bottom, heading, colon) in enumerate(layout["blocks"][:-1]):
-        if heading or colon:  # glue it to the next block: no clean cut in between
-            blocks[i][1] = layout["blocks"][i + 1][0] + 2
-    leaves = layout["leaves"]
-    end = int(max([b for _, b in leaves + blocks], default=layout["height"] - 40) + 40)
+    units = groups(layout)
+    if not units:
+        return [(0, int(layout["height"]))]
+    end = int(max(bottom for _, bottom, _ in units) + 40)
+    spans, start, i = [], 0, 0
+    while i < len(units):
+        room = height - (band if spans else 0)
+        def after(k):  # where a slide that ends with unit k stops: just above the next unit
+            return int(units[k + 1][0] - GAP) if k + 1 < len(units) else end
 
-    def clean(y, boxes):
-        return not any(top + 1 < y < bottom - 1 for top, bottom in boxes)
-
-    spans, start = [], 0
-    while start < end:
-        room = height - (TOP_BAND if start else 0)
-        if start + room >= end:
-            spans.append((start, end))
-            break
-
-        def best(tops, boxes, fill):
-            ys = [int(t) - 8 for t in tops if start + room * fill < t - 8 <= start + room]
-            return max([y for y in ys if clean(y, boxes)], default=None)
-
-        stop = (best(headings, blocks, 0.6) or best([t for t, _ in blocks], blocks, 0.4)
-                or best([t for t, _ in leaves], leaves + [b for b in blocks if b[1] - b[0] <= room], 0.3)
-                or start + room)
+        j = i + 1  # units i .. j-1 go on this slide: the first always, the next ones while they fit
+        while j < len(units) and after(j) - start <= room:
+            j += 1
+        if j < len(units) and not units[j][2]:  # the next slide would not open on a heading: find one
+            j = next((k for k in range(j - 1, i, -1) if units[k][2] and units[k][0] - GAP - start >= 0.6 * room), j)
+        stop = after(j - 1)
         spans.append((start, stop))
-        start = stop
+        start, i = stop, j
     return spans
 
 
 def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list[Path], list[str]]:
     url = f"{base}/{path}?{query}"
     problems = open_screen(page, url, args.timeout)
-    layout = page.evaluate(LAYOUT)
+    slide_height = HEIGHT / args.zoom
+    layout = page.evaluate(LAYOUT, slide_height)
     out = Path(args.out)
     if args.layout == "tall":
-        page.set_viewport_size({"width": WIDTH, "height": layout["height"]})
+        page.set_viewport_size({"width": round(WIDTH / args.zoom), "height": layout["height"]})
         wait_ready(page, args.timeout)
-        height = page.evaluate(LAYOUT)["height"]
+        height = page.evaluate(LAYOUT, slide_height)["height"]
         file = out / f"{name}__tall.png"
-        page.screenshot(path=file, animations="disabled", clip={"x": 0, "y": 0, "width": WIDTH, "height": height})
-        page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+        page.screenshot(path=file, animations="disabled",
+                        clip={"x": 0, "y": 0, "width": round(WIDTH / args.zoom), "height": height})
+        page.set_viewport_size({"width": round(WIDTH / args.zoom), "height": round(HEIGHT / args.zoom)})
         return [file], problems
     # Everything laid out at once (the app scrolls inside its own container): a viewport as tall
     # as the content plus one slide, then one clip per slide with blank bands over the neighbours.
-    page.set_viewport_size({"width": WIDTH, "height": layout["height"] + HEIGHT})
+    width, height = WIDTH / args.zoom, HEIGHT / args.zoom  # one slide in CSS pixels
+    page.set_viewport_size({"width": round(width), "height": layout["height"] + round(height)})
     wait_ready(page, args.timeout)
-    layout = page.evaluate(LAYOUT)
+    layout = page.evaluate(LAYOUT, height)
     for stale in out.glob(f"{name}__[0-9][0-9].png"):  # from an earlier, longer run of this screen
         stale.unlink()
     files = []
-    for i, (start, stop) in enumerate(cuts(layout, HEIGHT), 1):
+    for i, (start, stop) in enumerate(cuts(layout, height), 1):
         top = start - TOP_BAND if start else 0
+        tall = max(height, stop - top)  # a unit taller than a slide: captured whole, then scaled to fit
         page.evaluate("""([top, stop, bottom, bg, height]) => {
           for (const [y, h] of [[top, stop - top], [bottom, top + height - bottom]]) {
             const d = document.createElement('div'); d.className = 'slides-band';
             d.style.cssText = `position:fixed;left:0;top:${y}px;width:100%;height:${h}px;background:${bg};z-index:2147483647`;
             document.body.appendChild(d);
           }
-        }""", [top, start, stop, layout["bg"], HEIGHT])
+        }""", [top, start, stop, layout["bg"], tall])
         file = out / f"{name}__{i:02d}.png"
-        page.screenshot(path=file, animations="disabled", clip={"x": 0, "y": top, "width": WIDTH, "height": HEIGHT})
+        shot = page.screenshot(animations="disabled", clip={"x": 0, "y": top, "width": width, "height": tall})
+        fit_slide(shot, layout["bg"], args.scale).save(file)
         page.evaluate("document.querySelectorAll('.slides-band').forEach(d => d.remove())")
         files.append(file)
-    page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+    page.set_viewport_size({"width": round(width), "height": round(height)})
     return files, problems
+
+
+def fit_slide(png: bytes, background: str, scale: float):
+    """A capture as one 16:9 slide (WIDTH x HEIGHT times scale): a taller one scaled down, centred."""
+    from PIL import Image
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    size = (round(WIDTH * scale), round(HEIGHT * scale))
+    if image.size == size:
+        return image
+    ratio = min(size[0] / image.width, size[1] / image.height)
+    image = image.resize((max(1, round(image.width * ratio)), max(1, round(image.height * ratio))), Image.LANCZOS)
+    rgb = tuple(int(v) for v in re.findall(r"\d+", background)[:3]) or (255, 255, 255)
+    slide = Image.new("RGB", size, rgb)
+    slide.paste(image, ((size[0] - image.width) // 2, 0))
+    return slide
 
 
 def screenshots(args, params: list[tuple[str, str]]) -> int:
     from playwright.sync_api import Error as PlaywrightError, sync_playwright
     if not Path(CHROMIUM).exists():
         sys.exit(f"Chromium not found at {CHROMIUM} (Debian: apt-get install chromium, or set $CHROMIUM)")
-    query = urllib.parse.urlencode(params + [("embed", "true"), ("embed_options", "light_theme")])
+    query = urllib.parse.urlencode(with_presenter(params, args.presenter) + [("embed", "true"), ("embed_options", "light_theme")])
     failed = 0
     with (nullcontext(args.url.rstrip("/")) if args.url else served(Path(args.app).resolve())) as base, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT},
-                                          device_scale_factor=args.scale, color_scheme="light")
+            context = browser.new_context(viewport={"width": round(WIDTH / args.zoom), "height": round(HEIGHT / args.zoom)},
+                                          device_scale_factor=args.scale * args.zoom, color_scheme="light")
             context.add_init_script(HIDE_CHROME)
             page = context.new_page()
             for screen in args.screens:
@@ -212,7 +264,7 @@ def screenshots(args, params: list[tuple[str, str]]) -> int:
                                             stem(screen, params), args)
                 except PlaywrightError as error:  # a timeout: report it, go on with the next screen
                     files, problems = [], [f"{type(error).__name__}: {str(error).splitlines()[0]}"]
-                    page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+                    page.set_viewport_size({"width": round(WIDTH / args.zoom), "height": round(HEIGHT / args.zoom)})
                 print(f"{screen}: {len(files)} image(s) in {time.time() - began:.1f} s: "
                       + ", ".join(str(f) for f in files))
                 for problem in problems:
@@ -287,7 +339,7 @@ def export_figures(args, params: list[tuple[str, str]]) -> int:
     out, failed = Path(args.out), 0
     for screen in args.screens:
         began = time.time()
-        at = run_screen(Path(args.app), screen, params, args.timeout)
+        at = run_screen(Path(args.app), screen, with_presenter(params, args.presenter), args.timeout)
         problems = [str(e.value).splitlines()[0] for e in at.exception] + [str(e.value) for e in at.error]
         for stale in out.glob(f"{stem(screen, params)}__chart[0-9][0-9]_*.*"):  # from an earlier run
             stale.unlink()
@@ -312,12 +364,17 @@ def export_figures(args, params: list[tuple[str, str]]) -> int:
     return failed
 
 
-def main(argv=None) -> int:
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--screens", nargs="+", default=list(BY_NAME), metavar="SCREEN",
                         help="URL paths of the screens (home is /): " + " ".join(BY_NAME) + " (default: all)")
     parser.add_argument("--params", default="", help='URL parameters for every screen, e.g. "preset=book&query=2"')
-    parser.add_argument("--presenter", action="store_true", help="add presenter=1 (the app's presenter mode)")
+    parser.add_argument("--presenter", action=argparse.BooleanOptionalAction, default=True,
+                        help="the app's presenter mode (presenter=1: big type, folded explanations, tables whole); "
+                             "on by default, --no-presenter for the screen as a student sees it")
+    parser.add_argument("--zoom", type=float, default=ZOOM,
+                        help=f"lay the page out 1920/ZOOM CSS pixels wide and draw it ZOOM times as big (default {ZOOM:g}; "
+                             "1 = a 1920-wide browser window)")
     parser.add_argument("--out", default="slides", help="folder for the images (default: ./slides)")
     parser.add_argument("--layout", choices=["pages", "tall"], default="pages",
                         help="pages: 16:9 slides, a long screen split in several (default); tall: one tall image")
@@ -327,10 +384,19 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=90, help="seconds to wait for one screen (default 90)")
     parser.add_argument("--figures", action="store_true",
                         help="instead of screenshots: every chart as PNG and SVG, rendered offline by vl-convert")
+    return parser
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    return make_parser().parse_args(argv)
+
+
+def main(argv=None) -> int:
+    parser = make_parser()
     args = parser.parse_args(argv)
     params = urllib.parse.parse_qsl(args.params.lstrip("?"), keep_blank_values=True)
-    if args.presenter:
-        params = [(k, v) for k, v in params if k != "presenter"] + [("presenter", "1")]
+    if not args.zoom >= 0.5:
+        parser.error("--zoom must be at least 0.5")
     unknown = [s for s in args.screens if s not in BY_NAME]
     if unknown and (args.figures or Path(args.app).resolve() == ROOT / "app.py"):  # --app: any URL path
         parser.error(f"unknown screen(s) {' '.join(unknown)}; choose from {' '.join(BY_NAME)}")

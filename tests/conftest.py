@@ -66,7 +66,7 @@ def page_text(at: AppTest) -> str:
     parts = [e.value for kind in ("markdown", "caption", "latex", "warning", "info", "error", "success",
                                   "title", "header", "subheader", "code") for e in at.get(kind)]
     parts += [str(m.value) for m in at.get("metric")]
-    for frame in at.dataframe:
+    for frame in list(at.dataframe) + list(at.table):
         parts.append(frame.value.to_string(float_format=lambda v: f"{v:.4f}"))
     return "\n".join(str(p) for p in parts)
 

@@ -48,3 +48,12 @@ def test_presenter_mode_enlarges_fonts_and_folds_explanations():
     assert "axis" not in heat_plain.get("config", {}) or heat_plain["config"]["axis"].get("labelFontSize", 11) <= 11
     assert any(e.label == "Why it works" for e in big.expander)
     assert not any(e.label == "Why it works" for e in plain.expander)
+
+
+def test_presenter_mode_draws_tables_whole_up_to_a_slides_worth_of_rows(monkeypatch):
+    # A table in a scroll box is cut off on a projector or a slide (why-scaling's stopped at d_k = 16).
+    from attention_core.ui import display
+    for presenter, rows, height in ((True, 22, "content"), (True, display.PRESENTER_ROWS, "content"),
+                                    (True, 64, "auto"), (False, 22, "auto")):
+        monkeypatch.setattr(display, "value", lambda name, on=presenter: on)
+        assert display.table_height(rows) == height, (presenter, rows)

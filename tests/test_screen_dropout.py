@@ -128,3 +128,64 @@ def test_bad_dropout_in_url_shows_a_note_and_renders():
         assert any("`dropout=" in w.value and why in w.value for w in at.warning), raw
         assert at.slider(key="dropout").value == 0.5
         assert "× 2.0000" in page_text(at)
+
+
+def _bars(at, title):
+    from conftest import charts_drawn
+    for spec, datasets in charts_drawn(at):
+        if spec.get("title") == title:
+            return spec, next(d for d in datasets if d and "dropped" in d[0])
+    raise AssertionError(f"no chart titled {title!r}")
+
+
+def test_the_after_dropout_row_shares_the_before_axis_and_marks_dropped_weights():
+    # Book preset, query 2 "journey": both of its visible weights are dropped (seed 123, p = 0.5). The
+    # after chart was empty with a 0.000000 axis; now both charts end at the row's largest weight and
+    # the dropped ones are flagged at their height before dropout.
+    at = open_screen("dropout")
+    _, before = _bars(at, "weights of the selected query")
+    spec, after = _bars(at, "after dropout, the selected query")
+    was = [r["value"] for r in before]
+    now = [r["value"] for r in after]
+    assert was[:2] == [r["before"] for r in after][:2] and was[0] > 0 and was[1] > 0
+    assert now[:2] == [0.0, 0.0]  # both visible weights of query 2 were dropped
+    top = max(was + now)
+    assert {r["top"] for r in before} == {r["top"] for r in after} == {top}
+    assert [r["dropped"] for r in after] == [b > 0 and a == 0 for b, a in zip(was, now)]
+    assert not any(r["dropped"] for r in before)
+    fields = json.dumps(spec)
+    assert '"field": "top"' in fields and '"field": "before"' in fields and "datum.dropped" in fields
+
+
+def test_a_survivor_above_one_stretches_both_axes():
+    at = open_screen("dropout", query=1)  # query 1 sees only itself: weight 1, kept and scaled to 2
+    _, before = _bars(at, "weights of the selected query")
+    _, after = _bars(at, "after dropout, the selected query")
+    assert after[0]["value"] == 2.0 and {r["top"] for r in before + after} == {2.0}
+
+
+def test_at_gpt2_size_the_after_tab_shows_where_dropout_struck():
+    at = open_screen("dropout", preset="gpt2-small")
+    captions = [im.proto.imgs[0].caption if hasattr(im.proto, "imgs") else str(im.proto) for im in at.get("image")]
+    assert any("Where dropout struck" in c for c in captions), captions
+    assert "the bars show keys 1–64" in page_text(at)
+
+
+def test_the_dropped_share_image_counts_the_dropped_visible_cells_of_each_block():
+    import numpy as np
+    from attention_core import colour, matrix_images
+    T = 512  # blocks of 2 x 2 cells
+    visible = np.tril(np.ones((T, T)))
+    keep = np.ones((T, T))
+    keep[100, 50] = 0  # one of the 4 visible cells of block (50, 25) dropped
+    keep[300:302, 10:12] = 0  # a whole block dropped
+    keep[400:402, 20:22] = [[0, 1], [1, 1]]  # and another block a quarter dropped
+    image, blocks, top = matrix_images.dropped_overview(keep, visible)
+    assert "2 × 2" in blocks and image.shape == (512, 512, 3) and top == 1.0  # 3 blocks of 32,896: the 98th percentile is 0
+    expected = np.full((256, 256), 0.0)
+    expected[50, 25], expected[150, 5], expected[200, 10] = 0.25, 1.0, 0.25
+    expected[np.triu(np.ones((256, 256), dtype=bool), k=1)] = np.nan  # the future: no visible cell
+    assert (image == colour.matrix_image(expected / top, "weights", 2)).all()
+    sparse = np.where(np.random.default_rng(0).random((T, T)) < 0.1, 0.0, 1.0)  # p = 0.1: scaled to the 98th percentile
+    image, _, top = matrix_images.dropped_overview(sparse, visible)
+    assert top == 0.5  # about 5% of the blocks lose 2 of 4 cells or more

@@ -112,3 +112,42 @@ def test_a_query_move_at_gpt2_size_re_uses_the_encoded_images(monkeypatch):
     assert not at.exception
     assert encoded == []
     assert [image.proto.imgs[0].url for image in at.get("image")] == first
+
+
+def _shown_in_order(node, skip_expander: str):
+    """(kind, text) of every element under node in page order, leaving out expanders with that label."""
+    for child in getattr(node, "children", {}).values():
+        if type(child).__name__ == "Expander" and child.label == skip_expander:
+            continue
+        if hasattr(child, "children") and child.children:
+            yield from _shown_in_order(child, skip_expander)
+            continue
+        shown = getattr(child, "value", None)
+        yield type(child).__name__, shown.to_string() if hasattr(shown, "to_string") else str(shown)
+
+
+@pytest.mark.parametrize("preset", ["book", "custom"])
+def test_exercise_3_3s_answer_is_not_shown_before_the_exercise(preset):
+    # Outside the worked solution, nothing above exercise 3.3 gives its answer (GPT-2 small's counts);
+    # the worked solution still has them. (custom: the book's sizes with 3 tokens.)
+    at = open_screen("heads", **({"input": "random", "tokens": 3} if preset == "custom" else {}))
+    before = []
+    for kind, text in _shown_in_order(at.main, "Worked solution"):
+        if kind == "Subheader" and text.startswith("Exercise 3.3"):
+            break
+        before.append(text)
+    else:
+        pytest.fail("no exercise 3.3 on /heads")
+    assert not [t for t in before if "2,360,064" in t or "21,233,664" in t]
+    solution = [e for e in at.expander if e.label == "Worked solution"][-1]
+    shown = "\n".join([m.value for m in solution.markdown] + [t.value.to_string() for t in solution.table])
+    assert "2,360,064" in shown and "21,233,664" in shown
+
+
+def test_the_shape_table_is_a_static_table_whose_cells_are_whole():
+    # st.dataframe cut "(1, 6, 2) (merge_heads)" at its column's edge; st.table wraps instead.
+    at = open_screen("heads")
+    shapes = [t.value for t in at.table if "tensor" in t.value.columns]
+    assert len(shapes) == 1
+    joined = shapes[0].set_index("tensor").loc["heads joined", "MultiHeadAttention"]
+    assert joined == "(1, 6, 2) (merge_heads)"

@@ -93,6 +93,15 @@ def test_exercise_3_1_on_the_scores_screen():
     assert any("Right: the outputs agree" in s.value for s in at.success)
 
 
+def test_exercise_3_1s_options_show_all_of_their_code_and_differ():
+    # The two-line option was cut to its first line, which read exactly like the option before it.
+    from attention_core.exercises import COPY_CHOICES
+    options = open_screen("scores").radio(key="exercise:3.1").options
+    assert len(set(options)) == len(options) == len(COPY_CHOICES)
+    for option, code in zip(options, COPY_CHOICES.values()):
+        assert all(f"`{line}`" in option for line in code.splitlines()), option
+
+
 def test_exercises_3_2_and_3_3_on_the_heads_screen():
     at = open_screen("heads")
     at.text_input(key="exercise:3.2").input("two").run()

@@ -3,6 +3,8 @@ and bad URL values get notes; /heads?weights=trained shows the trained model's h
 import json
 import time
 
+import pytest
+
 from attention_core.ui import models
 from conftest import chart_specs, open_screen, page_text
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
@@ -134,3 +136,69 @@ def test_heads_screen_with_trained_weights():
     assert "Trained weights: layer 2" in page_text(at) and chart_specs(at)[0] != layer_1[0]
     bad = open_screen("heads", weights="trained", layer="5")
     assert any("Layer 5 does not exist" in w.value for w in bad.warning)
+
+
+def test_look_closer_opens_on_the_strongest_head_and_a_chosen_head_stays():
+    from attention_core import head_scores, training
+    expected = head_scores.strongest_head(head_scores.batch_scores(training.load_run("repeat").model, "repeat"),
+                                          "repeat")
+    assert (expected[0], expected[1]) != (0, 0) and expected[2] in ("induction", "previous")
+    at = open_screen("trained")
+    assert (at.select_slider(key="layer").value, at.select_slider(key="head").value) == (expected[0] + 1,
+                                                                                          expected[1] + 1)
+    assert f"Head {expected[0] + 1}.{expected[1] + 1} is this model's strongest" in page_text(at)
+    at.select_slider(key="head").set_value(1).run()
+    at.select_slider(key="layer").set_value(1).run()  # the student picks 1.1: it stays
+    assert (at.select_slider(key="layer").value, at.select_slider(key="head").value) == (1, 1)
+    chosen = open_screen("trained", head=3)  # a head named in the URL wins
+    assert chosen.select_slider(key="head").value == 3 and chosen.select_slider(key="layer").value == 1
+
+
+def test_strongest_head_takes_the_highest_previous_token_or_lookup_score():
+    import torch
+    from attention_core.head_scores import strongest_head
+    scores = {"previous": torch.tensor([[0.1, 0.9], [0.2, 0.1]]), "self": torch.ones(2, 2),  # self never counts
+              "induction": torch.tensor([[0.0, 0.1], [0.3, 0.95]])}
+    assert strongest_head(scores, "repeat") == (1, 1, "induction", pytest.approx(0.95))
+    scores["previous"][0, 0] = 0.99
+    assert strongest_head(scores, "repeat")[:3] == (0, 0, "previous")
+    assert strongest_head({"previous": [[0.1]], "mirror": [[0.7]]}, "reverse")[:3] == (0, 0, "mirror")
+
+
+def test_the_probe_shows_its_repeated_segment():
+    import torch
+    from attention_core.toy_tasks import make_sequences, repeated_segment
+    seq, _, planted = make_sequences("repeat", 64, torch.Generator().manual_seed(5))
+    for row, (first, second, length) in zip(seq.tolist(), planted):
+        a, b, n = repeated_segment(row)
+        assert n >= length and row[a:a + n] == row[b:b + n] and a + n <= b  # at least the planted copy
+    assert repeated_segment([1, 2, 3, 4]) is None and repeated_segment([5, 7, 5, 7]) == (0, 2, 2)
+    at = open_screen("trained")
+    probe = next(m.value for m in at.markdown if m.value.startswith("Probe: "))
+    ids = training_probe()
+    first, second, length = repeated_segment(ids)
+    from attention_core.toy_tasks import to_text
+    copy = to_text("repeat", ids[first:first + length])
+    assert probe.count(f":orange-background[**{copy}**]") == 2 and probe.count(":orange-background[") == 2
+    assert f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length}" in page_text(at)
+
+
+def training_probe():
+    from attention_core import training
+    return training.load_run("repeat").probe.tolist()
+
+
+def test_the_share_scale_is_said_in_words_where_it_colours_a_map():
+    from attention_core.colour import SHARE_WORDS
+    assert SHARE_WORDS in page_text(open_screen("trained"))  # 32 tokens: the look-closer map uses shares
+    assert SHARE_WORDS not in page_text(open_screen("softmax"))  # the book's 6 tokens: the plain 0 … 1 scale
+
+
+def test_presenter_mode_enlarges_the_head_grids_labels():
+    def label_sizes(at):
+        spec = next(s for s in chart_specs(at) if is_grid(s))
+        axes = [spec["spec"]["encoding"][c]["axis"] for c in ("x", "y")]
+        return {a["labelFontSize"] for a in axes}, spec["spec"]["width"]["step"]
+    assert label_sizes(open_screen("trained")) == ({8}, 6)
+    sizes, cell = label_sizes(open_screen("trained", presenter=1))
+    assert min(sizes) >= 12 and cell == 8  # labels of 12.8 px instead of 8

@@ -8,8 +8,9 @@ from attention_core.ui.cache import (causal, dropout_convergence, exercise_3_1, 
 from attention_core.ui.controls import heads_picker, key_picker, query_picker
 from attention_core.ui.checks import agreement, checked, pitfall, pitfalls_toggle
 from attention_core.ui.code import show_code
-from attention_core.ui.display import device_badge, explain, table
+from attention_core.ui.display import device_badge, explain, table, table_height
 from attention_core.ui.heatmaps import show_matrix, show_row, zoom_view
+from attention_core.ui.dropout_view import show_dropout_rows, show_where_dropped
 from attention_core.ui.vega import cached_chart, chart, font_scale
 from attention_core.ui.export import new_run
 from attention_core.ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
@@ -30,7 +31,8 @@ from attention_core.ui.text import dot_product_latex, md_escape, short
 
 __all__ = [
     "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
-    "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
+    "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table", "table_height",
+    "show_dropout_rows", "show_where_dropped",
     "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "reader_questions",

@@ -10,6 +10,7 @@ from attention_core.ui.state import note
 from attention_core.ui.vega import fingerprint, labels_key
 
 TABLE_MAX = 64  # tables show at most 64 x 64 cells
+PRESENTER_ROWS = 32  # presenter mode: tables up to this many rows are drawn whole, without a scroll box
 
 
 def device_badge(device_used: str, device_note: str | None = None) -> None:
@@ -31,6 +32,12 @@ def explain(markdown: str, title: str = "Why it works") -> None:
         st.markdown(markdown)
 
 
+def table_height(rows: int) -> str:
+    """st.dataframe's height: whole tables in presenter mode (a projector, a slide: nothing hidden
+    behind a scroll bar), Streamlit's ten-row box otherwise and for tables too long for a slide."""
+    return "content" if value("presenter") and rows <= PRESENTER_ROWS else "auto"
+
+
 def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     """A tensor as a table with its shape, 4 decimals; big ones cut to the first 64 x 64."""
     t = torch.as_tensor(tensor).detach().float().cpu()
@@ -47,11 +54,12 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
                          lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols).round(4 if wide else 12))
     first = " (first item of the batch/head)" if len(shape) > 2 else ""
     more = f"; showing the first {cut.shape[0]} × {cut.shape[1]}" if cut.shape != t.shape else ""
-    st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
-    # column_config formats in the browser (a pandas Styler would render in Python on every run), but
-    # Streamlit deep-copies it per column on every run: wide tables are rounded instead.
-    st.dataframe(frame, width="content", column_config=None if wide else
-                 {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
+    with st.container():  # one block: a slide never puts the label on one page and its table on the next
+        st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
+        # column_config formats in the browser (a pandas Styler would render in Python on every run), but
+        # Streamlit deep-copies it per column on every run: wide tables are rounded instead.
+        st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if wide else
+                     {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
 
 
 # Tables as Arrow, converted once: pandas -> Arrow costs 2-8 ms a table, a dozen tables a rerun, and a

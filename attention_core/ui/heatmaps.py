@@ -48,6 +48,8 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
                       on_select=functools.partial(_pick_cell, key), selection_mode="cell")
         else:
             draw_spec(spec, title, frame, width="content")
+        if legend and scale_mode == "share" and kind == "weights":
+            st.caption(colour.SHARE_WORDS)
         return
     shade_kind = "share" if scale_mode == "share" else kind
     png, blocks, (low, high) = cached_image(("image", key, shade_kind), lambda: _overview_png(values, shade_kind))

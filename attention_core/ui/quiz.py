@@ -5,10 +5,12 @@ lays them out (the readers' questions are in ui/readers.py). What a student answ
 stage is revealed live in st.session_state under the stage and the round (quiz.round_id: the
 inputs, d_out and seed), so a new sentence or seed asks again while moving a slider does not.
 """
+import pandas as pd
 import streamlit as st
 
 from attention_core import exercises as ex
 from attention_core import quiz
+from attention_core.lesson import mha_parameter_count, wrapper_parameter_count
 from attention_core.ui.cache import exercise_3_1
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import sync_url
@@ -109,7 +111,8 @@ def _results(results, round_key) -> None:
 def exercises(settings: Settings, *numbers: str) -> None:
     """The chapter's exercises by number ("3.1", "3.2", "3.3"), each checked by running the answer."""
     for number in numbers:
-        {"3.1": _exercise_3_1, "3.2": _exercise_3_2, "3.3": _exercise_3_3}[number](settings)
+        with st.container():  # one block: a slide shows an exercise whole
+            {"3.1": _exercise_3_1, "3.2": _exercise_3_2, "3.3": _exercise_3_3}[number](settings)
 
 
 def _checked(name: str, answer, run) -> None:
@@ -128,7 +131,7 @@ def _exercise_3_1(settings: Settings) -> None:
                 "`nn.Parameter(torch.rand(d_in, d_out))`. Copy v2's weights into v1 so both give the same context "
                 "vectors on this screen's input. Which copy does it?")
     choice = st.radio("Copy the weights with", list(ex.COPY_CHOICES), index=None, key="exercise:3.1",
-                      format_func=lambda c: f"`{ex.COPY_CHOICES[c].splitlines()[0]}`" + (" …" if "\n" in ex.COPY_CHOICES[c] else ""))
+                      format_func=_copy_label)
     _checked("3.1", (choice, settings.inputs_id, settings.d_out),
              lambda: ex.check_3_1(choice, settings.x, settings.d_out, settings.seed_for("mask")))
     with st.expander("Worked solution"):
@@ -137,6 +140,11 @@ def _exercise_3_1(settings: Settings) -> None:
                 "sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)", language="python")
         st.markdown(f"`nn.Linear` stores its weight as (d_out, d_in) and computes `x @ W.T`. With the transpose, "
                     f"v1 and v2 agree here to **{exercise_3_1(settings):.1e}**.")
+
+
+def _copy_label(choice: str) -> str:
+    """An option of exercise 3.1 in full: every line of its code, so no two options read alike."""
+    return "  \n".join(f"`{line}`" for line in ex.COPY_CHOICES[choice].splitlines())
 
 
 def _exercise_3_2(settings: Settings) -> None:
@@ -167,3 +175,10 @@ def _exercise_3_3(settings: Settings) -> None:
         solved = ex.check_3_3({k: str(v) for k, v in ex.GPT2_SMALL.items()})
         st.markdown(f"**{solved.detail['count']:,}** parameters: 3 · 768 · 768 for W_query, W_key, W_value (no bias) "
                     "plus 768 · 768 + 768 for out_proj. The 1,024 × 1,024 mask is a buffer, not a parameter.")
+        gpt2 = (768, 768, 12)
+        st.table(pd.DataFrame([("GPT-2 small: d_in 768, d_out 768, 12 heads", f"{wrapper_parameter_count(*gpt2):,}",
+                                f"{mha_parameter_count(*gpt2):,}", f"{768 * 768 + 768:,}")],
+                              columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"]),
+                 hide_index=True, width="content")
+        st.caption("The wrapper of 12 full-width CausalAttention heads would hold nine times as many: each head "
+                   "projects to all 768 columns.")
