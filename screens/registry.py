@@ -42,6 +42,8 @@ SCREENS = [
            "Going further"),
     Screen("Efficiency: fused attention", "efficiency", "screens/efficiency.py", ":material/speed:",
            "Going further"),
+    Screen("Eight ways to write it", "implementations", "screens/implementations.py", ":material/stacks:",
+           "Going further"),
     Screen("Real GPT-2 heads", "gpt2", "screens/gpt2.py", ":material/psychology:", "Going further"),
 ]
 
