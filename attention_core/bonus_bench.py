@@ -4,6 +4,7 @@ Plain values in and out (callers cache them). A version this torch or device can
 with PyTorch's own reason, never dropped.
 """
 import platform
+import statistics
 import time
 import warnings
 
@@ -49,16 +50,13 @@ def _why_not(error: Exception) -> str:
     return f"{type(error).__name__}: {str(error).splitlines()[0]}"
 
 
-def measure(key: str, device: str, num_tokens: int, repeats: int, d_in=768, d_out=768, num_heads=12) -> dict:
-    """Forward and forward+backward of one implementation at one length: median seconds and peak bytes
-    of the tensors created during the call (the inputs and the weights are not counted)."""
-    row = {"key": key, "label": IMPLEMENTATIONS[key][0], "tokens": num_tokens, "device": device}
+def _calls(key: str, device: str, num_tokens: int, d_in: int, d_out: int, num_heads: int):
+    """(forward, forward_backward, the tensors that exist before a call), or the reason it cannot be built."""
     try:
         model = IMPLEMENTATIONS[key][1](d_in, d_out, num_tokens, 0.0, num_heads).to(device).eval()
     except (ValueError, AssertionError) as error:
-        return row | {"forward": _why_not(error), "backward": _why_not(error)}
+        return _why_not(error)
     x = torch.randn(1, num_tokens, d_in, generator=torch.Generator().manual_seed(num_tokens)).to(device)
-    existing = (x, *model.parameters(), *model.buffers())
 
     def forward():
         with torch.no_grad():
@@ -68,23 +66,51 @@ def measure(key: str, device: str, num_tokens: int, repeats: int, d_in=768, d_ou
         model.zero_grad(set_to_none=True)
         model(x).sum().backward()
         model.zero_grad(set_to_none=True)  # the gradients are part of the call's peak, not kept after it
+    return forward, forward_backward, (x, *model.parameters(), *model.buffers())
 
-    for name, fn in (("forward", forward), ("backward", forward_backward)):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                fn()  # warm-up: a first call may compile or pick kernels
-                row[f"{name}_s"] = time_call(fn, device, repeats, warmup=0)
+
+def measure_size(keys, device: str, num_tokens: int, repeats: int, d_in=768, d_out=768, num_heads=12) -> list:
+    """Forward and forward+backward of each implementation at one length: median seconds and peak bytes of
+    the tensors created during a call (inputs and weights not counted). The timed calls take turns
+    (one of each, `repeats` rounds), so a busy spell on a shared machine hits them all alike."""
+    rows, timed = [], []
+    for key in keys:
+        row = {"key": key, "label": IMPLEMENTATIONS[key][0], "tokens": num_tokens, "device": device}
+        rows.append(row)
+        built = _calls(key, device, num_tokens, d_in, d_out, num_heads)
+        if isinstance(built, str):
+            row.update(forward=built, backward=built)
+            continue
+        for name, fn in zip(("forward", "backward"), built[:2]):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    fn()  # warm-up: a first call may compile or pick kernels
+                    # The CPU tracker cannot look inside FlexAttention (one higher-order operator), and trying
+                    # leaves its eager path broken for later sizes: its memory is left unmeasured there.
+                    row[f"{name}_bytes"] = None if key == "flex" and device != "cuda" else _peak(fn, device,
+                                                                                                  built[2])
                 row[name] = "ok"
-                row[f"{name}_bytes"] = _peak(fn, device, existing)
-        except (RuntimeError, NotImplementedError) as error:
-            row[name] = _why_not(error)
-    return row
+                timed.append((row, name, fn, []))
+            except (RuntimeError, NotImplementedError) as error:
+                row[name] = _why_not(error)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(max(1, repeats)):
+            for row, name, fn, times in timed:
+                times.append(time_call(fn, device, repeats=1, warmup=0))
+    for row, name, fn, times in timed:
+        row[f"{name}_s"] = statistics.median(times)
+    return rows
+
+
+def measure(key: str, device: str, num_tokens: int, repeats: int, d_in=768, d_out=768, num_heads=12) -> dict:
+    """measure_size for one implementation."""
+    return measure_size((key,), device, num_tokens, repeats, d_in, d_out, num_heads)[0]
 
 
 def _peak(fn, device, existing):
-    """Peak bytes, or None where the CPU's tracker cannot follow the call: it sees PyTorch's operators,
-    and FlexAttention runs as one higher-order operator that it cannot look inside."""
+    """Peak bytes, or None where the CPU's tracker cannot follow the call (a higher-order operator)."""
     try:
         return peak_bytes(fn, device, existing=existing)[1]
     except NotImplementedError:
@@ -102,16 +128,16 @@ def sweep(device: str, sizes=TOKEN_SIZES, repeats: int = 3, keys=tuple(IMPLEMENT
     """Every implementation at every size (skipping a size that would overrun the budget); a dict ready
     to store as JSON: rows, the machine, the date, the SDPA kernels picked, notes."""
     rows, notes, start = [], [], time.perf_counter()
-    total = len(sizes) * len(keys)
+    total, done = sum(t * t for t in sizes), 0  # the work grows with T², and so does the bar
     for n, num_tokens in enumerate(sizes):
         spent = time.perf_counter() - start
         if time_budget_s is not None and n and spent * 5 > time_budget_s:  # the next size costs about 4x
             notes.append(f"Stopped before T = {num_tokens:,}: past this screen's {time_budget_s:.0f} s budget.")
             break
-        for i, key in enumerate(keys):
-            if on_step:
-                on_step((n * len(keys) + i) / total, f"T = {num_tokens:,}: {IMPLEMENTATIONS[key][0]}")
-            rows.append(measure(key, device, num_tokens, repeats))
+        if on_step:
+            on_step(done / total, f"T = {num_tokens:,}: {len(keys)} implementations, {repeats} rounds")
+        rows.extend(measure_size(keys, device, num_tokens, repeats))
+        done += num_tokens * num_tokens
     if on_step:
         on_step(1.0, "Done.")
     return {"rows": rows, "notes": notes, "device": device, "machine": machine(device), "repeats": repeats,

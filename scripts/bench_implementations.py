@@ -40,7 +40,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--threads", type=int, default=1, help="CPU threads (1: steadier on a shared machine)")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
