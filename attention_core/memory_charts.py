@@ -51,8 +51,7 @@ def memory_cells(frame: pd.DataFrame, title: str, panel: str | None = None, row:
         strokeWidth=alt.condition("datum.picked", alt.value(4), alt.value(1)),
     )
     text = base.mark_text(fontSize=11).encode(text="label:N", color=alt.Color("ink:N", scale=None))
-    width = int(frame["col"].max() + 1) * cell
-    height = int(frame["row"].max() + 1) * cell
+    width = height = alt.Step(cell)  # a fixed size per cell, as the heatmaps do
     if panel is None:
         return alt.layer(rects, text, data=frame).properties(width=width, height=height, title=title)
     frame = frame.assign(panel_name=[f"{panel} {p + 1}" for p in frame["panel"]])

@@ -44,7 +44,7 @@ st.subheader("The storage of `queries`")
 first = steps[0]
 ui.chart(memory_cells(cell_frame(ml.storage_cells(first, d_out, first.pick), T, text="token"),
                       f"queries' {T * d_out} floats in storage order (drawn {d_out} to a line)",
-                      row="offset ÷ d_out", col="offset mod d_out"), "queries storage")
+                      row="offset ÷ d_out", col="offset mod d_out"), "queries storage", width="content")
 st.markdown(f"`W_query(x)` writes token after token: token 1's {d_out} floats, then token 2's, and inside a "
             f"token head 1's {head_dim} floats, then head 2's. Every head is a *strided* slice of this one row.")
 
@@ -70,10 +70,10 @@ left, right = st.columns(2)
 with left:
     ui.chart(memory_cells(cell_frame(ml.cells(heads_step.tensor, heads_step.tokens, heads_step.heads,
                                               heads_step.pick), T), "view(b, T, h, d).transpose(1, 2)",
-                          panel="head", row="token", col="dim"), "right split")
+                          panel="head", row="token", col="dim"), "right split", width="content")
 with right:
     ui.chart(memory_cells(cell_frame(ml.cells(wrong.tensor, wrong.tokens, wrong.heads), T),
-                          "view(b, h, T, d): wrong", panel="head", row="row", col="dim"), "wrong split")
+                          "view(b, h, T, d): wrong", panel="head", row="row", col="dim"), "wrong split", width="content")
 st.markdown(f"Each cell shows its storage offset. On the left, head 1 reads offsets 0…{head_dim - 1}, then jumps "
             f"{heads_step.tensor.stride(2)} floats to the next token: one colour per panel, every token in it. On "
             f"the right, `view(b, h, T, d)` hands each 'head' a contiguous run of {T * head_dim} floats, which "
@@ -85,11 +85,11 @@ left, right = st.columns(2)
 with left:
     ui.chart(memory_cells(cell_frame(ml.storage_cells(context, head_dim, context.pick), T, text="token"),
                           "attn_weights @ values: storage", row="offset ÷ head_dim", col="offset mod head_dim"),
-             "context storage")
+             "context storage", width="content")
 with right:
     ui.chart(memory_cells(cell_frame(ml.storage_cells(packed, head_dim, packed.pick), T, text="token"),
                           ".transpose(1, 2).contiguous(): storage", row="offset ÷ head_dim",
-                          col="offset mod head_dim"), "contiguous storage")
+                          col="offset mod head_dim"), "contiguous storage", width="content")
 message = ml.view_error(steps)
 if message:
     st.markdown("The matmul writes its output head after head (left). `transpose(1, 2)` relabels it as "
