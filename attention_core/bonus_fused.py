@@ -77,8 +77,7 @@ class MHAPyTorchClass(nn.Module):
     def __init__(self, d_in, d_out, context_length, dropout, num_heads, qkv_bias=False):
         super().__init__()
         if d_in != d_out:
-            raise ValueError(f"nn.MultiheadAttention projects embed_dim to embed_dim: needs d_in == d_out "
-                             f"(got {d_in} and {d_out})")
+            raise ValueError(f"needs d_in == d_out (got {d_in} and {d_out})")  # embed_dim in, embed_dim out
         self.multihead_attn = nn.MultiheadAttention(d_out, num_heads, dropout=dropout, bias=True,
                                                     batch_first=True)
         self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1).bool())

@@ -109,8 +109,15 @@ memory = timed[(timed["pass"] == "forward + backward") & timed["MB"].notna()]
 ui.chart(charts.line_chart(memory, "tokens", "MB", "implementation", title="forward + backward: peak memory of new "
                            "tensors", log_x=True, log_y=True, y_title="MB (log)"), "peak memory",
          table=lambda: memory[["tokens", "implementation", "MB"]], width="stretch")
-table = timed.pivot_table(index="implementation", columns=["pass", "tokens"], values="ms").round(1)
-st.dataframe(table, width="stretch")
+cells = {}
+for r in result["rows"]:
+    for name, title in (("forward", "forward ms"), ("backward", "forward + backward ms")):
+        cells.setdefault(r["label"], {})[(title, r["tokens"])] = (f"{r[f'{name}_s'] * 1e3:,.1f}" if r[name] == "ok"
+                                                                  else "–")
+    peak = r.get("backward_bytes")
+    cells[r["label"]][("forward + backward peak MB", r["tokens"])] = "–" if peak is None else f"{peak / 1e6:,.1f}"
+st.dataframe(pd.DataFrame.from_dict(cells, orient="index"), width="stretch")
+st.caption("– : not measured here (the reason is below) or, for memory, not traceable on a CPU.")
 missing = [(r["label"], r["tokens"], name, r[name]) for r in result["rows"] for name in ("forward", "backward")
            if r[name] != "ok"]
 for label, group in pd.DataFrame(missing, columns=["label", "T", "pass", "why"]).groupby(["label", "pass", "why"]):

@@ -21,7 +21,7 @@ def test_first_load_agreement_and_stored_measurement(preset):
         for shape, cell in row.items():
             square = shape.split(",")[0].split(" → ")
             if label.endswith("nn.MultiheadAttention") and square[0] != square[1]:
-                assert cell.startswith("cannot build: nn.MultiheadAttention projects")
+                assert cell.startswith("cannot build: needs d_in == d_out")
             else:
                 assert cell.endswith("✓") and float(cell.split()[0]) <= 1e-5, (label, shape, cell)
     text = page_text(at)
