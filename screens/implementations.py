@@ -111,13 +111,15 @@ ui.chart(charts.line_chart(memory, "tokens", "MB", "implementation", title="forw
          table=lambda: memory[["tokens", "implementation", "MB"]], width="stretch")
 cells = {}
 for r in result["rows"]:
-    for name, title in (("forward", "forward ms"), ("backward", "forward + backward ms")):
+    for name, title in (("forward", "fwd ms"), ("backward", "fwd+bwd ms")):
         cells.setdefault(r["label"], {})[(title, r["tokens"])] = (f"{r[f'{name}_s'] * 1e3:,.1f}" if r[name] == "ok"
                                                                   else "–")
     peak = r.get("backward_bytes")
-    cells[r["label"]][("forward + backward peak MB", r["tokens"])] = "–" if peak is None else f"{peak / 1e6:,.1f}"
-st.dataframe(pd.DataFrame.from_dict(cells, orient="index"), width="stretch")
-st.caption("– : not measured here (the reason is below) or, for memory, not traceable on a CPU.")
+    cells[r["label"]][("fwd+bwd peak MB", r["tokens"])] = "–" if peak is None else f"{peak / 1e6:,.1f}"
+grid = pd.DataFrame.from_dict(cells, orient="index")
+order = {"fwd ms": 0, "fwd+bwd ms": 1, "fwd+bwd peak MB": 2}
+st.dataframe(grid[sorted(grid.columns, key=lambda c: (order[c[0]], c[1]))], width="stretch")
+st.caption("Columns: forward time, forward + backward time, its peak memory, each at T = 128 … 1,024. – : not measured here (the reason is below) or, for memory, not traceable on a CPU.")
 missing = [(r["label"], r["tokens"], name, r[name]) for r in result["rows"] for name in ("forward", "backward")
            if r[name] != "ok"]
 for label, group in pd.DataFrame(missing, columns=["label", "T", "pass", "why"]).groupby(["label", "pass", "why"]):

@@ -1,8 +1,10 @@
 """AppTest: /implementations checks every class against the chapter, shows a stored measurement, measures."""
+import json
+
 import pytest
 
 from attention_core.bonus_bench import IMPLEMENTATIONS
-from conftest import chart_frames, open_screen, page_text
+from conftest import ROOT, chart_frames, open_screen, page_text
 from screens.registry import BY_NAME, SCREENS
 
 
@@ -35,6 +37,13 @@ def test_first_load_agreement_and_stored_measurement(preset):
     assert "8 · FlexAttention" in set(forward["implementation"])  # it runs forward on a CPU
     assert any("FlexAttention" in w.value and "does not support backward on CPU" in w.value for w in at.warning)
     assert "At T = 1,024 the fastest forward + backward is" in text
+    stored = json.loads((ROOT / "docs" / "implementations-cpu.json").read_text())
+    grid = at.dataframe[1].value  # the table: every stored number, formatted, or a dash
+    for row in stored["rows"]:
+        shown = grid.loc[row["label"], ("fwd+bwd ms", row["tokens"])]
+        assert shown == (f"{row['backward_s'] * 1e3:,.1f}" if row["backward"] == "ok" else "–")
+    flex = grid.loc[IMPLEMENTATIONS["flex"][0]]
+    assert flex[("fwd ms", 128)] != "–" and flex[("fwd+bwd ms", 128)] == "–"
 
 
 def test_measure_here_runs_a_bounded_sweep():
