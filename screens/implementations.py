@@ -119,7 +119,8 @@ for r in result["rows"]:
 grid = pd.DataFrame.from_dict(cells, orient="index")
 order = {"fwd ms": 0, "fwd+bwd ms": 1, "fwd+bwd peak MB": 2}
 st.dataframe(grid[sorted(grid.columns, key=lambda c: (order[c[0]], c[1]))], width="stretch")
-st.caption("Columns: forward time, forward + backward time, its peak memory, each at T = 128 … 1,024. – : not measured here (the reason is below) or, for memory, not traceable on a CPU.")
+st.caption("Columns: forward time, forward + backward time, its peak memory, each at T = 128 … 1,024. – : not "
+           "measured here (the reason is below) or, for memory, not traceable on a CPU.")
 missing = [(r["label"], r["tokens"], name, r[name]) for r in result["rows"] for name in ("forward", "backward")
            if r[name] != "ok"]
 for label, group in pd.DataFrame(missing, columns=["label", "T", "pass", "why"]).groupby(["label", "pass", "why"]):

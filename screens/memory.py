@@ -73,7 +73,8 @@ with left:
                           panel="head", row="token", col="dim"), "right split", width="content")
 with right:
     ui.chart(memory_cells(cell_frame(ml.cells(wrong.tensor, wrong.tokens, wrong.heads), T),
-                          "view(b, h, T, d): wrong", panel="head", row="row", col="dim"), "wrong split", width="content")
+                          "view(b, h, T, d): wrong", panel="head", row="row", col="dim"), "wrong split",
+             width="content")
 st.markdown(f"Each cell shows its storage offset. On the left, head 1 reads offsets 0…{head_dim - 1}, then jumps "
             f"{heads_step.tensor.stride(2)} floats to the next token: one colour per panel, every token in it. On "
             f"the right, `view(b, h, T, d)` hands each 'head' a contiguous run of {T * head_dim} floats, which "

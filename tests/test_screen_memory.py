@@ -2,7 +2,6 @@
 import pytest
 import torch
 
-from attention_core import memory_layout as ml
 from conftest import chart_frames, open_screen, page_text
 from screens.registry import BY_NAME, SCREENS
 
@@ -71,3 +70,13 @@ def test_class_mode_asks_three_questions_first():
     next(b for b in at.main.button if b.key.endswith(":check")).click().run()
     assert not at.exception
     assert len(at.dataframe) >= 2 and len(at.success) == 3  # all right, with PyTorch's numbers
+
+
+@pytest.mark.parametrize("params", [dict(input="random", tokens=1), dict(input="sentence", text="hello"),
+                                    dict(input="random", tokens=3, d_out=1)])
+def test_tiny_inputs_still_draw(params):
+    at = open_screen("memory", **params)
+    assert not at.exception and not at.error
+    T = min(3, params.get("tokens", 1)) if params.get("input") == "random" else 1
+    assert at.dataframe[0].value["shape"].iloc[0].startswith(f"(1, {T}, ")
+    assert "`view` works without `contiguous()`" in page_text(at) if T == 1 else "RuntimeError" in page_text(at)
