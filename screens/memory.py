@@ -45,8 +45,9 @@ first = steps[0]
 ui.chart(memory_cells(cell_frame(ml.storage_cells(first, d_out, first.pick), T, text="token"),
                       f"queries' {T * d_out} floats in storage order (drawn {d_out} to a line)",
                       row="offset ÷ d_out", col="offset mod d_out"), "queries storage", width="content")
-st.markdown(f"`W_query(x)` writes token after token: token 1's {d_out} floats, then token 2's, and inside a "
-            f"token head 1's {head_dim} floats, then head 2's. Every head is a *strided* slice of this one row.")
+st.markdown(f"`W_query(x)` writes token after token: token 1's {d_out} floats, then token 2's, and so on"
+            + (f"; inside a token, head 1's {head_dim} floats, then head 2's. Every head is a *strided* slice of this "
+               "one row." if num_heads > 1 else ". With one head, the head is the whole row."))
 
 st.subheader("Shape and strides, line by line")
 table = pd.DataFrame([{
@@ -76,9 +77,11 @@ with right:
                           "view(b, h, T, d): wrong", panel="head", row="row", col="dim"), "wrong split",
              width="content")
 st.markdown(f"Each cell shows its storage offset. On the left, head 1 reads offsets 0…{head_dim - 1}, then jumps "
-            f"{heads_step.tensor.stride(2)} floats to the next token: one colour per panel, every token in it. On "
-            f"the right, `view(b, h, T, d)` hands each 'head' a contiguous run of {T * head_dim} floats, which "
-            "mixes colours (true heads) and covers only some tokens: the shapes match, the meaning does not.")
+            f"{heads_step.tensor.stride(2)} floats to the next token: one colour per panel, every token in it. "
+            + (f"On the right, `view(b, h, T, d)` hands each 'head' a contiguous run of {T * head_dim} floats, which "
+               "mixes colours (true heads) and covers only some tokens: the shapes match, the meaning does not."
+               if num_heads > 1 else "With one head both calls give the same tensor; raise the heads to see them "
+                                     "part."))
 
 st.subheader("Merging the heads: why `contiguous()`")
 context, packed = steps[4], steps[6]

@@ -45,6 +45,7 @@ def test_one_head_has_nothing_to_copy():
     at.slider(key="mem_heads").set_value(1).run()
     assert not at.exception
     assert "`view` works without `contiguous()`" in page_text(at)
+    assert "With one head both calls give the same tensor" in page_text(at) and "mixes colours" not in page_text(at)
     assert "copy" not in list(at.dataframe[0].value["what it did"])
 
 
