@@ -223,8 +223,39 @@ def trained_questions(task: str, ablated: list, accuracy: float, induction=None,
     return result
 
 
+def memory_questions(rows: list[dict], tokens=None) -> list[Question]:
+    """rows: memory_layout.step_rows of the chapter's split and merge (shape, stride, contiguity, what each did)."""
+    split, after, packed = rows[1], rows[2], rows[6]  # view, transpose(1, 2), contiguous()
+    b, h, T, d = after["shape"]
+    contiguous = Question(
+        _identity("memory", "contiguous", after["shape"], after["stride"]),
+        f"queries of shape {split['shape']} go through transpose(1, 2). Is the result contiguous?", "yesno",
+        after["contiguous"],
+        f"Its strides are {after['stride']} for shape {after['shape']}: "
+        + ("stepping along a dimension never skips over another's floats, so yes (a size-1 dimension moves "
+           "nothing)." if after["contiguous"] else
+           f"the token dimension now skips {after['stride'][2]} floats and the head dimension {after['stride'][1]}, "
+           "so reading it in index order jumps around the storage: not contiguous."))
+    stride = Question(
+        _identity("memory", "stride", after["shape"], after["stride"]),
+        f"After transpose(1, 2) the shape is {after['shape']} (b, h, T, head_dim). How many floats does PyTorch "
+        "skip to go from one head to the next (the stride of dimension 1)?", "number", float(after["stride"][1]),
+        f"{after['stride'][1]}: transpose only swaps strides, so the head dimension keeps the stride it had in "
+        f"{split['shape']}, where one head's slice of a token is head_dim = {d} floats wide.", low=0, high=1e9)
+    copied = packed["did"] == "copy"
+    copy = Question(
+        _identity("memory", "copy", packed["shape"], rows[5]["stride"]),
+        "Before the heads are merged, does context_vec.contiguous() copy the floats here?", "yesno", copied,
+        ("Yes: the transposed context is not contiguous, so contiguous() writes a new storage in (b, T, h, "
+         "head_dim) order, after which view(b, T, d_out) only changes the strides." if copied else
+         "No: with one head or one token the transposed tensor is already contiguous, and contiguous() returns "
+         "the same tensor."))
+    return [contiguous, stride, copy]
+
+
 QUESTIONS = {"scores": scores_questions, "softmax": softmax_questions, "mask": mask_questions,
-             "dropout": dropout_questions, "heads": heads_questions, "trained": trained_questions}
+             "dropout": dropout_questions, "heads": heads_questions, "trained": trained_questions,
+             "memory": memory_questions}
 
 
 def questions(stage: str, **inputs) -> list[Question]:

@@ -11,6 +11,7 @@ COMPUTED = "(b, h, T, T) weights, computed"
 COLOURS = {efficiency.LABELS["course"]: "#dc2626", efficiency.LABELS["sdpa"]: "#1d4ed8",
            efficiency.LABELS["flash"]: "#60a5fa", efficiency.LABELS["efficient"]: "#0d9488",
            efficiency.LABELS["cudnn"]: "#7c3aed", efficiency.LABELS["math"]: "#f59e0b", COMPUTED: "#9ca3af"}
+QUICK_SIZES, QUICK_REPEATS = (128, 256), 3  # measured on first load, so the screen opens with its charts
 BUDGET_S = {"cpu": 60.0}  # seconds per sweep; a GPU also stops at its memory (out of memory is caught)
 
 
@@ -76,10 +77,14 @@ if st.button("Measure", type="primary", icon=":material/speed:", key="eff_run"):
                                         head_dim=head_dim, repeats=repeats)
 
 last = st.session_state.get("eff_last")
-if last is None:
-    st.info("Press **Measure** to time both versions (a few seconds on a CPU). Results are kept for this "
-            "session and cached for identical settings.", icon=":material/timer:")
-else:
+if last is None:  # first load: a quick measurement (two small sizes, one call each, cached for every visitor)
+    rows, notes, used = efficiency.sweep(lambda dev, t, m: measure(dev, batch, heads, head_dim, t, QUICK_REPEATS, m),
+                                         QUICK_SIZES, ("course", "sdpa", *found), device)
+    last = dict(rows=rows, notes=notes, device=used, batch=batch, heads=heads, head_dim=head_dim, repeats=QUICK_REPEATS)
+    st.info(f"A quick first measurement: T = {QUICK_SIZES[0]} and {QUICK_SIZES[1]}, median of {QUICK_REPEATS} calls. Press **Measure** "
+            "for the sweep up to the largest T above (a few seconds on a CPU); results are kept for this session "
+            "and cached for identical settings.", icon=":material/timer:")
+if last is not None:
     for message in last["notes"]:
         ui.note(message)
     frame = pd.DataFrame(last["rows"])

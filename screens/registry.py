@@ -36,10 +36,13 @@ SCREENS = [
            "Chapter 3, stage by stage", stage=True),
     Screen("5 · Multi-head attention", "heads", "screens/heads.py", ":material/view_column:",
            "Chapter 3, stage by stage", stage=True),
+    Screen("Heads in memory", "memory", "screens/memory.py", ":material/memory_alt:", "Chapter 3, stage by stage"),
     Screen("What heads learn", "trained", "screens/trained.py", ":material/model_training:", "What attention learns"),
     Screen("Why √d_k: experiments", "why-scaling", "screens/why_scaling.py", ":material/science:",
            "Going further"),
     Screen("Efficiency: fused attention", "efficiency", "screens/efficiency.py", ":material/speed:",
+           "Going further"),
+    Screen("Eight ways to write it", "implementations", "screens/implementations.py", ":material/stacks:",
            "Going further"),
     Screen("Real GPT-2 heads", "gpt2", "screens/gpt2.py", ":material/psychology:", "Going further"),
 ]

@@ -3,17 +3,25 @@ from attention_core import efficiency
 from conftest import chart_specs, open_screen, page_text
 
 
-def test_renders_instantly_without_measuring(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("measured without the button")
-    monkeypatch.setattr(efficiency, "measure_size", refuse)
+def test_first_load_shows_a_quick_measurement(monkeypatch):
+    """Issue 21: the screen opens with its charts, from two small sizes, three calls each, never the sweep."""
+    asked = []
+    real = efficiency.measure_size
+
+    def record(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype="float32"):
+        asked.append((num_tokens, repeats))
+        return real(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype)
+    monkeypatch.setattr(efficiency, "measure_size", record)
     at = open_screen("efficiency")
     assert not at.exception
     assert "Efficiency: fused attention" in [t.value for t in at.title]
-    assert chart_specs(at) == []
-    assert "Press **Measure**" in page_text(at)
-    assert "3.2 GB" in page_text(at)  # 12 x 8192^2 x 4 bytes, computed
-    assert "math" in page_text(at)  # the backends found here
+    specs = chart_specs(at)
+    assert len(specs) == 2  # time and memory, before any button
+    assert sorted(asked) == [(128, 3), (256, 3)]
+    text = page_text(at)
+    assert "quick first measurement" in text and "Press **Measure**" in text
+    assert "3.2 GB" in text  # 12 x 8192^2 x 4 bytes, computed
+    assert "math" in text  # the backends found here
 
 
 def test_the_button_measures_and_shows_charts_and_agreement():

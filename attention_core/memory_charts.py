@@ -1,0 +1,60 @@
+"""Floats as cells: a tensor's elements (or its flat storage) coloured by head and token.
+
+Plain Altair, no Streamlit. The hue says the head a float belongs to, the shade its token (light
+for the first token, dark for the last), so a run of one colour is one head and a change of shade
+inside it is a new token. The picked element gets a thick black outline in every picture.
+"""
+import altair as alt
+import pandas as pd
+
+HEAD_HUES = [(37, 99, 235), (234, 88, 12), (22, 163, 74), (147, 51, 234)]  # blue, orange, green, purple
+
+
+def cell_colour(head: int, token: int, tokens: int) -> str:
+    """The head's hue, mixed with white less and less along the tokens."""
+    r, g, b = HEAD_HUES[head % len(HEAD_HUES)]
+    white = 0.65 * (1 - token / max(1, tokens - 1))  # token 0: 65 % white; the last token: the pure hue
+    mix = [round(c + (255 - c) * white) for c in (r, g, b)]
+    return "#{:02x}{:02x}{:02x}".format(*mix)
+
+
+def _ink(fill: str) -> str:
+    r, g, b = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    return "#111827" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "#ffffff"
+
+
+def cell_frame(cells: list[dict], tokens: int, text: str = "offset") -> pd.DataFrame:
+    """cells from memory_layout (panel, row, col, offset, token, head, value, picked), with colours and the
+    text printed in each cell: its storage offset, or 't<token>' for the flat storage."""
+    frame = pd.DataFrame(cells)
+    frame["fill"] = [cell_colour(h, t, tokens) for h, t in zip(frame["head"], frame["token"])]
+    frame["ink"] = [_ink(f) for f in frame["fill"]]
+    frame["label"] = (frame["offset"].astype(str) if text == "offset"
+                      else "t" + (frame["token"] + 1).astype(str))
+    frame["token"] += 1  # shown 1-based, like every other screen
+    frame["head"] += 1
+    return frame
+
+
+def memory_cells(frame: pd.DataFrame, title: str, panel: str | None = None, row: str = "row",
+                 col: str = "col", cell: int = 30) -> alt.Chart:
+    """One square per float; `panel` names the facets (e.g. 'head'), None for one picture."""
+    base = alt.Chart().encode(
+        x=alt.X("col:O", title=col, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("row:O", title=row),
+        tooltip=[alt.Tooltip("offset:Q", title="storage offset"), alt.Tooltip("token:Q", title="token"),
+                 alt.Tooltip("head:Q", title="head"), alt.Tooltip("value:Q", format=".4f")],
+    )
+    rects = base.mark_rect().encode(
+        color=alt.Color("fill:N", scale=None),
+        stroke=alt.condition("datum.picked", alt.value("#000000"), alt.value("#ffffff")),
+        strokeWidth=alt.condition("datum.picked", alt.value(4), alt.value(1)),
+    )
+    text = base.mark_text(fontSize=11).encode(text="label:N", color=alt.Color("ink:N", scale=None))
+    width = height = alt.Step(cell)  # a fixed size per cell, as the heatmaps do
+    if panel is None:
+        return alt.layer(rects, text, data=frame).properties(width=width, height=height, title=title)
+    frame = frame.assign(panel_name=[f"{panel} {p + 1}" for p in frame["panel"]])
+    layered = alt.layer(rects, text).properties(width=width, height=height)
+    return layered.facet(column=alt.Column("panel_name:N", title=None, sort=None, header=alt.Header(labelFontSize=13)),
+                         data=frame).properties(title=title)

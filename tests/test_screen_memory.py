@@ -1,0 +1,83 @@
+"""AppTest: /memory draws the split as memory, its table's strides are PyTorch's, the error is caught and shown."""
+import pytest
+import torch
+
+from conftest import chart_frames, open_screen, page_text
+from screens.registry import BY_NAME, SCREENS
+
+
+def test_registered_after_heads_with_the_stage_screens():
+    names = [s.name for s in SCREENS]
+    assert names.index("memory") == names.index("heads") + 1
+    assert BY_NAME["memory"].section == BY_NAME["heads"].section and BY_NAME["memory"].file == "screens/memory.py"
+
+
+@pytest.mark.parametrize("preset", ["book", "gpt2-small"])
+def test_the_screen_shows_pytorch_s_strides_and_error(preset):
+    at = open_screen("memory", preset=preset)
+    assert "Heads in memory" in [t.value for t in at.title]
+    table = at.dataframe[0].value
+    at.slider(key="mem_heads").set_value(3).run()
+    at.slider(key="mem_head_dim").set_value(2).run()
+    T = at.slider(key="mem_tokens").value
+    table = at.dataframe[0].value
+    queries = torch.randn(1, T, 6)  # any (b, T, d_out) projection has these strides
+    heads = queries.view(1, T, 3, 2).transpose(1, 2)
+    back = torch.randn(1, 3, T, 2).transpose(1, 2)
+    assert list(table["stride"])[:3] == [str(queries.stride()), str(queries.view(1, T, 3, 2).stride()),
+                                         str(heads.stride())]
+    assert list(table["stride"])[5:7] == [str(back.stride()), str(back.contiguous().stride())]
+    assert list(table["contiguous"]) == ["yes", "yes", "no", "yes", "yes", "no", "yes", "yes"]
+    assert list(table["what it did"])[6] == "copy"
+    text = page_text(at)
+    assert "RuntimeError: view size is not compatible with input tensor's size and stride" in text
+    assert "d_in = " + ("3" if preset == "book" else "768") in text
+    frames = chart_frames(at)
+    assert len(frames) == 5  # the storage, right and wrong split, the context before and after contiguous()
+    storage = frames[0][1][0]
+    assert len(storage) == T * 6 and storage["picked"].sum() == 1
+    picked = storage[storage["picked"]].iloc[0]
+    assert picked["offset"] == int(table["storage offset"].iloc[0])
+
+
+def test_one_head_has_nothing_to_copy():
+    at = open_screen("memory")
+    at.slider(key="mem_heads").set_value(1).run()
+    assert not at.exception
+    assert "`view` works without `contiguous()`" in page_text(at)
+    assert "With one head both calls give the same tensor" in page_text(at) and "mixes colours" not in page_text(at)
+    assert "copy" not in list(at.dataframe[0].value["what it did"])
+
+
+def test_a_pick_past_a_shrunk_slider_falls_back():
+    at = open_screen("memory")
+    at.selectbox(key="mem_token").set_value(5).run()
+    at.slider(key="mem_tokens").set_value(3).run()
+    assert not at.exception
+    assert at.selectbox(key="mem_token").value == 2
+
+
+def test_class_mode_asks_three_questions_first():
+    at = open_screen("memory", quiz=1)
+    assert "Predict first" in page_text(at)
+    assert len(at.dataframe) == 0  # the screen waits for the predictions
+    radios = [r for r in at.main.radio if r.key.startswith("quiz:")]
+    inputs = [t for t in at.main.text_input if t.key.startswith("quiz:")]
+    assert len(radios) == 2 and len(inputs) == 1
+    assert "Is the result contiguous?" in radios[0].label and "stride of dimension 1" in inputs[0].label
+    radios[0].set_value("no")
+    inputs[0].set_value("3")
+    radios[1].set_value("yes")
+    next(b for b in at.main.button if b.key.endswith(":check")).click().run()
+    assert not at.exception
+    assert len(at.dataframe) >= 2 and len(at.success) == 3  # all right, with PyTorch's numbers
+
+
+@pytest.mark.parametrize("params", [dict(input="random", tokens=1), dict(input="sentence", text="hello"),
+                                    dict(input="random", tokens=3, d_out=1)])
+def test_tiny_inputs_still_draw(params):
+    at = open_screen("memory", **params)
+    assert not at.exception and not at.error
+    T = min(3, params.get("tokens", 1)) if params.get("input") == "random" else 1
+    assert at.dataframe[0].value["shape"].iloc[0].startswith(f"(1, {T}, ")
+    assert "`view` works without `contiguous()`" in page_text(at) if T == 1 else "RuntimeError" in page_text(at)
