@@ -5,11 +5,11 @@ screens, the shared sidebar, and the URL; each screen lives in screens/, all mat
 """
 import streamlit as st
 
-from attention_core import ui
-from attention_core.ui import memory
+import ui
+from ui import memory
 from screens import registry
 
-memory.limit_arenas()  # before the sessions' threads allocate: see attention_core/ui/memory.py
+memory.limit_arenas()  # before the sessions' threads allocate: see ui/memory.py
 st.set_page_config(page_title="Attention, step by step", page_icon=":material/visibility:", layout="wide")
 
 # The screens live in screens/, not pages/: Streamlit still treats a pages/ folder as its older

@@ -2,10 +2,13 @@
 import streamlit as st
 import torch
 
-from attention_core import agreement, charts, pitfalls, stages, ui
-from attention_core.modules import CausalAttention
-from attention_core.seeding import build_seeded
-from attention_core.presets import PARAMS
+from attention_core.book import stages
+from attention_core.drawing import charts
+from attention_core.lessons import agreement, pitfalls
+import ui
+from attention_core.book.modules import CausalAttention
+from attention_core.book.seeding import build_seeded
+from attention_core.lessons.presets import PARAMS
 
 CONVERGE_TOKENS = 64  # the many-draws average runs on the rows of the first 64 queries at most
 DRAWS = [2**i for i in range(11)]  # N = 1, 2, 4, ..., 1024 draws

@@ -3,8 +3,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from attention_core import efficiency, numbers, ui
-from attention_core.device import describe
+from attention_core.drawing import numbers
+from attention_core.lessons import efficiency
+import ui
+from attention_core.book.device import describe
 
 CPU_SIZES, GPU_SIZES = efficiency.token_sizes(4096), efficiency.token_sizes(65536)
 COMPUTED = "(b, h, T, T) weights, computed"

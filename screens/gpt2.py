@@ -2,9 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core import charts, gpt2, head_images, head_labels, ui
-from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
-from attention_core.presets import code
+from attention_core.drawing import charts, head_images
+from attention_core.models import gpt2, head_labels
+import ui
+from attention_core.book.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
+from attention_core.lessons.presets import code
 from screens import registry
 
 settings = ui.current()
@@ -30,7 +32,7 @@ def missing_weights(why: str) -> None:
         "**GPT-2's weights are not on this server yet**, so this screen has nothing to show. Everything else in "
         "the app works without them.\n\n"
         "To fetch them once (about 550 MB, into the Hugging Face cache), run in the app's folder:\n\n"
-        "```bash\npython -m attention_core.gpt2 --download\n```\n\n"
+        "```bash\npython -m attention_core.models.gpt2 --download\n```\n\n"
         f"Or point the app at a copy: a folder holding `{'`, `'.join(gpt2.FILES)}` (the hub's `gpt2` layout), "
         f"named in the environment variable `{ui.GPT2_ENV_VAR}`"
         + (". On this public demo only its operator can do that." if public else
@@ -91,7 +93,7 @@ def screen():
     grid = pd.DataFrame([[head_labels.LABELS[s.label] for s in row] for row in scores],
                         index=[f"layer {l + 1}" for l in range(cfg.n_layer)],
                         columns=[f"head {h + 1}" for h in range(cfg.n_head)])
-    st.markdown("**What each head does, read off its map** (the rule is in `attention_core/head_labels.py`):")
+    st.markdown("**What each head does, read off its map** (the rule is in `attention_core/models/head_labels.py`):")
     st.dataframe(grid, width="content", height=35 * (cfg.n_layer + 1) + 3)  # every layer, no inner scroll
 
     left, right = st.columns(2)

@@ -2,13 +2,15 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core import agreement, lesson, pitfalls, stages, ui
-from attention_core.inputs import MAX_D_IN, MAX_TOKENS
-from attention_core.modules import MultiHeadAttention, MultiHeadAttentionWrapper
+from attention_core.book import stages
+from attention_core.lessons import agreement, traces, pitfalls
+import ui
+from attention_core.book.inputs import MAX_D_IN, MAX_TOKENS
+from attention_core.book.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
 MAX_DRAWN = 12  # heads drawn as heatmaps; more heads are counted, not drawn
 MAX_CELLS = 12 * MAX_TOKENS**2  # attention weights per tensor: GPT-2 small's 12 heads x 1024 x 1024
-MAX_WRAPPER = lesson.wrapper_parameter_count(MAX_D_IN, MAX_D_IN, 12)  # 12 wrapper heads at the largest sizes
+MAX_WRAPPER = traces.wrapper_parameter_count(MAX_D_IN, MAX_D_IN, 12)  # 12 wrapper heads at the largest sizes
 
 settings = ui.current()
 st.title("5 · Multi-head attention")
@@ -55,8 +57,8 @@ def screen():
     head_dim = d_out // num_heads
     if not ui.predict_first("heads", settings, d_in=d_in, d_out=d_out, num_heads=num_heads):
         st.stop()
-    mha_params = lesson.mha_parameter_count(d_in, d_out, num_heads)
-    wrapper_params = lesson.wrapper_parameter_count(d_in, d_out, num_heads)
+    mha_params = traces.mha_parameter_count(d_in, d_out, num_heads)
+    wrapper_params = traces.wrapper_parameter_count(d_in, d_out, num_heads)
     for col, (label, shown) in zip(st.columns(4), [("num_heads", num_heads), ("head_dim", head_dim), ("d_out", d_out),
                                                    ("parameters (MultiHeadAttention)", f"{mha_params:,}")]):
         col.metric(label, shown)

@@ -1,7 +1,7 @@
 """Home: why attention exists, the pipeline of stages, and how to use the app."""
 import streamlit as st
 
-from attention_core import ui
+import ui
 
 ui.current()  # shows any note about the URL or the typed sentence
 

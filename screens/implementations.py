@@ -5,8 +5,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from attention_core import bonus_bench, bonus_fused, charts, ui
-from attention_core.bonus_bench import IMPLEMENTATIONS
+from attention_core.drawing import charts
+from attention_core.lessons import bonus_bench, bonus_fused
+import ui
+from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
 
 STORED = Path(__file__).resolve().parents[1] / "docs"  # implementations-<device>.json, from the script
 SHAPES = [(6, 6, 2), (3, 4, 2), (16, 8, 4), (768, 768, 12)]  # (d_in, d_out, num_heads): the book's, d_in ≠ d_out, GPT-2

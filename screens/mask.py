@@ -3,9 +3,11 @@
 import streamlit as st
 import torch
 
-from attention_core import agreement, pitfalls, stages, ui
-from attention_core.inputs import MAX_TOKENS
-from attention_core.modules import CausalAttention
+from attention_core.book import stages
+from attention_core.lessons import agreement, pitfalls
+import ui
+from attention_core.book.inputs import MAX_TOKENS
+from attention_core.book.modules import CausalAttention
 
 settings = ui.current()
 T = len(settings.tokens)

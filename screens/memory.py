@@ -2,10 +2,10 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core import memory_layout as ml
-from attention_core import ui
-from attention_core.memory_charts import cell_frame, memory_cells
-from attention_core.modules import MultiHeadAttention
+from attention_core.lessons import memory_layout as ml
+import ui
+from attention_core.drawing.memory_charts import cell_frame, memory_cells
+from attention_core.book.modules import MultiHeadAttention
 
 settings = ui.current()
 st.title("Heads in memory")

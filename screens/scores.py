@@ -1,8 +1,10 @@
 """Screen 1: attention scores, omega = x . x (section 3.3) or q . k (section 3.4)."""
 import streamlit as st
 
-from attention_core import agreement, pitfalls, stages, ui
-from attention_core.modules import SelfAttention_v1
+from attention_core.book import stages
+from attention_core.lessons import agreement, pitfalls
+import ui
+from attention_core.book.modules import SelfAttention_v1
 
 settings = ui.current()
 st.title("1 · Attention scores")

@@ -4,7 +4,10 @@ import math
 import streamlit as st
 import torch
 
-from attention_core import agreement, charts, numbers, pitfalls, stages, ui
+from attention_core.book import stages
+from attention_core.drawing import charts, numbers
+from attention_core.lessons import agreement, pitfalls
+import ui
 
 POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
 CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves

@@ -2,10 +2,12 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core import charts, head_scores, toy_tasks, ui
-from attention_core.head_scores import MEANINGS, SCORE_NAMES
-from attention_core.toy_tasks import TASKS, to_text
-from attention_core.training import AttentionOnlyTransformer
+from attention_core.drawing import charts
+from attention_core.models import head_scores, toy_tasks
+import ui
+from attention_core.models.head_scores import MEANINGS, SCORE_NAMES
+from attention_core.models.toy_tasks import TASKS, to_text
+from attention_core.models.training import AttentionOnlyTransformer
 
 settings = ui.current()
 st.title("What heads learn")

@@ -4,8 +4,10 @@ import math
 import pandas as pd
 import streamlit as st
 
-from attention_core import charts, experiments, ui
-from attention_core.experiments import POWERS, SCALED, UNSCALED
+from attention_core.drawing import charts
+from attention_core.lessons import experiments
+import ui
+from attention_core.lessons.experiments import POWERS, SCALED, UNSCALED
 
 SAMPLE_CHOICES = [256, 512, 1024, 2048, experiments.MAX_SAMPLES]
 SHORT = {SCALED: "scaled", UNSCALED: "unscaled"}

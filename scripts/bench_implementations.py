@@ -17,7 +17,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from attention_core import bonus_bench  # noqa: E402
+from attention_core.lessons import bonus_bench  # noqa: E402
 
 
 def markdown(result: dict) -> str:

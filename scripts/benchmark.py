@@ -29,12 +29,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from attention_core import lesson  # noqa: E402
-from attention_core.device import describe, pick_device  # noqa: E402
-from attention_core.efficiency import time_call  # noqa: E402
-from attention_core.inputs import BOOK_INPUTS  # noqa: E402
-from attention_core.modules import MultiHeadAttention  # noqa: E402
-from attention_core.seeding import build_seeded  # noqa: E402
+from attention_core.lessons import traces  # noqa: E402
+from attention_core.book.device import describe, pick_device  # noqa: E402
+from attention_core.lessons.efficiency import time_call  # noqa: E402
+from attention_core.book.inputs import BOOK_INPUTS  # noqa: E402
+from attention_core.book.modules import MultiHeadAttention  # noqa: E402
+from attention_core.book.seeding import build_seeded  # noqa: E402
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle  # noqa: E402
 from screens.registry import STAGES  # noqa: E402
 
@@ -301,11 +301,11 @@ def compute_section(device: str, repeats: int, quick: bool, lines: list[str]) ->
         if tokens == 6:
             x, d_out, heads = BOOK_INPUTS, 2, 2
         else:
-            x, d_out, heads = lesson.make_inputs("random", "", False, tokens, 768, 123).x, 768, 12
+            x, d_out, heads = traces.make_inputs("random", "", False, tokens, 768, 123).x, 768, 12
         timings = [time_call(fn, device, repeats) * 1e3 for fn in (
-            lambda: lesson.projection_trace(x, "v1", d_out, 123, device),
-            lambda: lesson.causal_trace(x, d_out, 789, tokens, device),
-            lambda: lesson.heads_trace(x, d_out, heads, 123, tokens, device))]
+            lambda: traces.projection_trace(x, "v1", d_out, 123, device),
+            lambda: traces.causal_trace(x, d_out, 789, tokens, device),
+            lambda: traces.heads_trace(x, d_out, heads, 123, tokens, device))]
         lines.append(f"| {tokens} | " + " | ".join(f"{t:,.1f}" for t in timings) + " |")
         print(f"  compute {tokens}: {timings}", file=sys.stderr)
 

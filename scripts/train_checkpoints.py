@@ -1,4 +1,4 @@
-"""Train the shipped toy models (attention_core/checkpoints/<task>.pt) and print what they learned.
+"""Train the shipped toy models (attention_core/models/checkpoints/<task>.pt) and print what they learned.
 
     nice python scripts/train_checkpoints.py                 # all tasks (about a minute on 2 cores)
     nice python scripts/train_checkpoints.py --tasks repeat  # one task
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attention_core import head_scores, training  # noqa: E402
+from attention_core.models import head_scores, training  # noqa: E402
 
 
 def report(result: training.TrainResult) -> None:

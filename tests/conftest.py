@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 sys.path.insert(0, str(ROOT))  # `screens.registry` and `attention_core`, however pytest is started
 
-from attention_core.ui import byte_cache  # noqa: E402
+from ui import byte_cache  # noqa: E402
 from screens.registry import BY_NAME  # noqa: E402
 
 

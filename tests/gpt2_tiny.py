@@ -19,7 +19,7 @@ MERGES = [("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("a", "t"), ("Ġ", "c"), ("Ġc
 def byte_vocab() -> dict[str, int]:
     """Every byte as its GPT-2 character (ids 0-255 in GPT-2's order: printable bytes first), then one
     id per merge, in merge order (as in GPT-2's encoder.json, which tiktoken checks)."""
-    from attention_core.gpt2_tokenizer import bytes_to_unicode
+    from attention_core.models.gpt2_tokenizer import bytes_to_unicode
     chars = bytes_to_unicode()
     order = [b for b in range(256) if chars[b] == chr(b)] + [b for b in range(256) if chars[b] != chr(b)]
     vocab = {chars[b]: i for i, b in enumerate(order)}

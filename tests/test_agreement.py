@@ -4,8 +4,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from attention_core import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
-                            SelfAttention_v2, build_seeded, stages)
+from attention_core import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1, SelfAttention_v2, build_seeded
+from attention_core.book import stages
 
 TOL = 1e-5
 

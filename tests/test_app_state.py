@@ -57,7 +57,7 @@ def test_changing_a_shared_control_leaves_the_preset():
 
 
 def test_url_params_hold_only_what_differs_from_the_preset():
-    from attention_core.presets import PARAMS, PRESETS, url_params
+    from attention_core.lessons.presets import PARAMS, PRESETS, url_params
     book = {name: spec.default for name, spec in PARAMS.items()}
     assert url_params(book) == {}
     assert url_params(book | {"preset": "custom", "d_out": 4, "scale": False}) == {

@@ -11,9 +11,9 @@ import unicodedata
 import pytest
 import torch
 
-from attention_core.device import run_with_fallback
-from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS, tokenize
-from attention_core.presets import PARAMS, PRESETS
+from attention_core.book.device import run_with_fallback
+from attention_core.book.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS, tokenize
+from attention_core.lessons.presets import PARAMS, PRESETS
 from conftest import APP, screen_file, open_screen, page_text
 from screens.registry import BY_NAME, STAGES
 

@@ -2,10 +2,10 @@
 import pytest
 import torch
 
-from attention_core import bonus_bench, bonus_fused
-from attention_core.bonus_bench import IMPLEMENTATIONS, pair
-from attention_core.modules import MultiHeadAttention
-from attention_core.seeding import build_seeded
+from attention_core.lessons import bonus_bench, bonus_fused
+from attention_core.lessons.bonus_bench import IMPLEMENTATIONS, pair
+from attention_core.book.modules import MultiHeadAttention
+from attention_core.book.seeding import build_seeded
 
 SHAPES = [(6, 6, 2), (3, 4, 2), (16, 8, 4), (10, 12, 3), (768, 768, 12)]  # (d_in, d_out, heads), d_in ≠ d_out too
 SQUARE = {(6, 6, 2), (768, 768, 12)}

@@ -3,9 +3,9 @@ import pytest
 import torch
 import torch.nn as nn
 
-from attention_core import (BOOK_INPUTS, CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper,
-                            SelfAttention_v1, SelfAttention_v2, build_seeded, count_parameters, lesson,
-                            stages)
+from attention_core import BOOK_INPUTS, CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1, SelfAttention_v2, build_seeded, count_parameters
+from attention_core.book import stages
+from attention_core.lessons import traces as lesson
 
 NEG = float("-inf")
 

@@ -4,7 +4,8 @@ import json
 import numpy as np
 import torch
 
-from attention_core import charts, colour, lesson, matrix_images
+from attention_core.drawing import charts, colour, matrix_images
+from attention_core.lessons import traces as lesson
 from conftest import chart_frames, open_screen
 
 

@@ -4,7 +4,8 @@ import json
 import numpy as np
 import torch
 
-from attention_core import charts, colour, matrix_images, stages
+from attention_core.book import stages
+from attention_core.drawing import charts, colour, matrix_images
 
 
 def causal_weights(tokens: int, d: int = 64, seed: int = 0, size: float = 0.3) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Device choice, and the note when an NVIDIA GPU is present but torch is the CPU build."""
 import torch
 
-from attention_core import device
+from attention_core.book import device
 from conftest import open_screen
 
 

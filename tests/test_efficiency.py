@@ -1,8 +1,10 @@
-"""attention_core.efficiency: the course and fused attention agree; timing, memory and sweep logic."""
+"""attention_core.lessons.efficiency: the course and fused attention agree; timing, memory and sweep logic."""
 import pytest
 import torch
 
-from attention_core import efficiency, numbers, stages
+from attention_core.book import stages
+from attention_core.drawing import numbers
+from attention_core.lessons import efficiency
 
 
 def test_course_and_sdpa_agree_within_1e_5_at_128_tokens_on_every_backend():

@@ -1,9 +1,9 @@
 """Exercises 3.1-3.3: each check runs the student's answer; right passes, wrong fails, bad input gets a note."""
 import pytest
 
-from attention_core import exercises as ex
-from attention_core.inputs import random_inputs
-from attention_core.modules import MultiHeadAttention, count_parameters
+from attention_core.lessons import exercises as ex
+from attention_core.book.inputs import random_inputs
+from attention_core.book.modules import MultiHeadAttention, count_parameters
 
 
 def test_3_1_only_the_transposed_copy_agrees():

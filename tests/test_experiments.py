@@ -4,8 +4,8 @@ import math
 import pytest
 import torch
 
-from attention_core import experiments
-from attention_core.experiments import POWERS, SCALED, UNSCALED
+from attention_core.lessons import experiments
+from attention_core.lessons.experiments import POWERS, SCALED, UNSCALED
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@ import json
 import xml.dom.minidom
 
 import numpy as np
-from attention_core import charts, colour
-from attention_core.ui import export
+from attention_core.drawing import charts, colour
+from ui.draw import export
 from conftest import chart_specs, open_screen
 
 
@@ -52,7 +52,7 @@ def test_presenter_mode_enlarges_fonts_and_folds_explanations():
 
 def test_presenter_mode_draws_tables_whole_up_to_a_slides_worth_of_rows(monkeypatch):
     # A table in a scroll box is cut off on a projector or a slide (why-scaling's stopped at d_k = 16).
-    from attention_core.ui import display
+    from ui import display
     for presenter, rows, height in ((True, 22, "content"), (True, display.PRESENTER_ROWS, "content"),
                                     (True, 64, "auto"), (False, 22, "auto")):
         monkeypatch.setattr(display, "value", lambda name, on=presenter: on)

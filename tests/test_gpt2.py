@@ -1,9 +1,9 @@
-"""attention_core.gpt2 against transformers' GPT2LMHeadModel: same attention, same logits, both key layouts."""
+"""attention_core.models.gpt2 against transformers' GPT2LMHeadModel: same attention, same logits, both key layouts."""
 import pytest
 import torch
 
-from attention_core import gpt2
-from attention_core.modules import MultiHeadAttention
+from attention_core.models import gpt2
+from attention_core.book.modules import MultiHeadAttention
 from gpt2_tiny import reference_model, save_tiny
 
 SIZES = {"n_layer": 2, "n_head": 4, "n_embd": 64, "n_positions": 80}

@@ -7,7 +7,7 @@ import huggingface_hub
 import pytest
 from huggingface_hub import constants
 
-from attention_core import gpt2
+from attention_core.models import gpt2
 from gpt2_tiny import save_tiny
 
 SIZES = {"n_layer": 1, "n_head": 2, "n_embd": 16, "n_positions": 16}

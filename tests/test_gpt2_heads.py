@@ -1,11 +1,12 @@
-"""Head labels read off attention maps, and the one-image model view (attention_core.head_labels, head_images)."""
+"""Head labels read off attention maps, and the one-image model view (attention_core.models.head_labels, head_images)."""
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from attention_core import head_images, head_labels
+from attention_core.drawing import head_images
+from attention_core.models import head_labels
 
 T = 8
 

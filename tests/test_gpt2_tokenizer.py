@@ -1,12 +1,12 @@
-"""GPT-2's byte-level BPE (attention_core.gpt2_tokenizer) against tiktoken's and transformers' on a small vocabulary.
+"""GPT-2's byte-level BPE (attention_core.models.gpt2_tokenizer) against tiktoken's and transformers' on a small vocabulary.
 
 tiktoken's "gpt2" encoding is built by `data_gym_to_mergeable_bpe_ranks(vocab.bpe, encoder.json)` with
 the r50k pattern; here the same function reads the test's own merges.txt and vocab.json (no download).
 """
 import pytest
 
-from attention_core import gpt2
-from attention_core.gpt2_tokenizer import Tokenizer, bytes_to_unicode
+from attention_core.models import gpt2
+from attention_core.models.gpt2_tokenizer import Tokenizer, bytes_to_unicode
 from gpt2_tiny import write_tokenizer
 
 TEXTS = [

@@ -2,8 +2,10 @@
 import pytest
 import torch
 
-from attention_core import BOOK_TOKENS, device, embed_tokens, lesson, presets, random_inputs, tokenize
-from attention_core.inputs import MAX_SENTENCE_TOKENS
+from attention_core import BOOK_TOKENS, embed_tokens, random_inputs, tokenize
+from attention_core.book import device
+from attention_core.lessons import traces as lesson, presets
+from attention_core.book.inputs import MAX_SENTENCE_TOKENS
 
 # --- inputs ------------------------------------------------------------------------------------
 
@@ -188,8 +190,8 @@ def test_run_with_fallback_does_not_hide_other_errors():
 def test_random_inputs_do_not_repeat_the_projection_weights_random_numbers():
     # Same seed for inputs and weights (the GPT-2 preset): x must not share W_query's stream, or
     # token t's query lines up with column t and each head shows a band of 64 bright rows.
-    from attention_core.modules import MultiHeadAttention
-    from attention_core.seeding import build_seeded
+    from attention_core.book.modules import MultiHeadAttention
+    from attention_core.book.seeding import build_seeded
     x = random_inputs(256, 256, 123)
     mha = build_seeded(MultiHeadAttention, 123, 256, 256, 256, 0.0, 4)
     q = mha.W_query(x)  # (T, d_out)

@@ -2,11 +2,11 @@
 import pytest
 import torch
 
-from attention_core import memory_layout as ml
-from attention_core import quiz
-from attention_core.inputs import BOOK_INPUTS
-from attention_core.modules import MultiHeadAttention
-from attention_core.seeding import build_seeded
+from attention_core.lessons import memory_layout as ml
+from attention_core.lessons import questions as quiz
+from attention_core.book.inputs import BOOK_INPUTS
+from attention_core.book.modules import MultiHeadAttention
+from attention_core.book.seeding import build_seeded
 
 SIZES = [(6, 2, 3), (8, 4, 4), (5, 3, 2), (4, 1, 4), (1, 2, 2)]  # (T, h, head_dim)
 

@@ -3,9 +3,9 @@ import pytest
 import torch
 
 from attention_core import BOOK_INPUTS
-from attention_core.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper,
+from attention_core.book.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper,
                                     SelfAttention_v1, SelfAttention_v2)
-from attention_core.ui.code import source
+from ui.draw.code import source
 
 BATCH = torch.stack((BOOK_INPUTS, BOOK_INPUTS))  # (2, 6, 3)
 

@@ -1,7 +1,9 @@
 """Each pitfall really produces the wrong result it claims; each agreement check can detect a gap."""
 import torch
 
-from attention_core import BOOK_INPUTS, CausalAttention, agreement, lesson, pitfalls, stages
+from attention_core import BOOK_INPUTS, CausalAttention
+from attention_core.book import stages
+from attention_core.lessons import agreement, traces as lesson, pitfalls
 
 
 def book_scores():

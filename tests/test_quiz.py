@@ -2,8 +2,9 @@
 import pytest
 import torch
 
-from attention_core import lesson, quiz, stages
-from attention_core.inputs import BOOK_INPUTS, BOOK_TOKENS, random_inputs, random_token_names
+from attention_core.book import stages
+from attention_core.lessons import traces as lesson, questions as quiz
+from attention_core.book.inputs import BOOK_INPUTS, BOOK_TOKENS, random_inputs, random_token_names
 
 TOKENS = list(BOOK_TOKENS)
 

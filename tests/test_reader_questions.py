@@ -3,9 +3,9 @@ that tells them apart passes for the right one and fails for the wrong one."""
 import pytest
 import torch
 
-from attention_core import lesson, reader_questions as rq
-from attention_core.inputs import BOOK_INPUTS, random_inputs
-from attention_core.modules import CausalAttention
+from attention_core.lessons import traces as lesson, reader_questions as rq
+from attention_core.book.inputs import BOOK_INPUTS, random_inputs
+from attention_core.book.modules import CausalAttention
 
 
 def test_dropout_scale_is_one_over_one_minus_p():

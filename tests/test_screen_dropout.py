@@ -173,7 +173,7 @@ def test_at_gpt2_size_the_after_tab_shows_where_dropout_struck():
 
 def test_the_dropped_share_image_counts_the_dropped_visible_cells_of_each_block():
     import numpy as np
-    from attention_core import colour, matrix_images
+    from attention_core.drawing import colour, matrix_images
     T = 512  # blocks of 2 x 2 cells
     visible = np.tril(np.ones((T, T)))
     keep = np.ones((T, T))

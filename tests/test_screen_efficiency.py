@@ -1,5 +1,5 @@
 """AppTest: the efficiency screen renders without measuring, and measures when asked."""
-from attention_core import efficiency
+from attention_core.lessons import efficiency
 from conftest import chart_specs, open_screen, page_text
 
 

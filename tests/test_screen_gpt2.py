@@ -4,7 +4,7 @@ import time
 import pytest
 from huggingface_hub import constants
 
-from attention_core import gpt2
+from attention_core.models import gpt2
 from conftest import open_screen, page_text
 from gpt2_tiny import save_tiny
 
@@ -48,7 +48,7 @@ def test_tiny_model_shows_tokens_every_head_labels_and_the_prediction(tiny):
 
 
 def gpt2_labels():
-    from attention_core.head_labels import LABELS
+    from attention_core.models.head_labels import LABELS
     return LABELS.values()
 
 
@@ -89,7 +89,7 @@ def test_without_weights_the_screen_says_what_to_do_quickly(nothing):
     assert time.perf_counter() - start < 30  # the app's cold start; nothing waits on a network
     info = " ".join(i.value for i in at.info)
     assert "not on this server yet" in info
-    assert "python -m attention_core.gpt2 --download" in info and "GPT2_DIR" in info
+    assert "python -m attention_core.models.gpt2 --download" in info and "GPT2_DIR" in info
     assert all(name in info for name in gpt2.FILES)
     assert not at.get("image") and not at.error
     start = time.perf_counter()
@@ -143,7 +143,7 @@ def test_public_mode_hides_the_path_box_and_the_download_button(nothing, tiny_di
 def test_a_secret_turns_public_mode_on(tmp_path, monkeypatch):
     import streamlit as st
     from streamlit import config
-    from attention_core.ui.public import public_mode
+    from ui.public import public_mode
     (tmp_path / "secrets.toml").write_text("public = true\n")
     monkeypatch.delenv("ATTENTION_PUBLIC", raising=False)
     before = config.get_option("secrets.files")

@@ -100,7 +100,7 @@ def test_too_large_a_setting_shows_a_note_instead_of_computing():
 def test_a_query_move_at_gpt2_size_re_uses_the_encoded_images(monkeypatch):
     # Encoding twelve 512 x 512 maps costs tens of ms each: a move that changes only the query must
     # neither recompute nor re-encode them, and must send the same image bytes (the same URLs).
-    from attention_core.ui import heatmaps
+    from ui.draw import heatmaps
     encoded = []
     real = heatmaps.png_bytes
     monkeypatch.setattr(heatmaps, "png_bytes", lambda image: encoded.append(1) or real(image))

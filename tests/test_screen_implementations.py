@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from attention_core.bonus_bench import IMPLEMENTATIONS
+from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
 from conftest import ROOT, chart_frames, open_screen, page_text
 from screens.registry import BY_NAME, SCREENS
 

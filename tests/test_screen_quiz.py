@@ -95,7 +95,7 @@ def test_exercise_3_1_on_the_scores_screen():
 
 def test_exercise_3_1s_options_show_all_of_their_code_and_differ():
     # The two-line option was cut to its first line, which read exactly like the option before it.
-    from attention_core.exercises import COPY_CHOICES
+    from attention_core.lessons.exercises import COPY_CHOICES
     options = open_screen("scores").radio(key="exercise:3.1").options
     assert len(set(options)) == len(options) == len(COPY_CHOICES)
     for option, code in zip(options, COPY_CHOICES.values()):

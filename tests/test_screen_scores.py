@@ -2,8 +2,8 @@
 import numpy as np
 import torch
 
-from attention_core.inputs import BOOK_INPUTS, random_inputs
-from attention_core.modules import SelfAttention_v1
+from attention_core.book.inputs import BOOK_INPUTS, random_inputs
+from attention_core.book.modules import SelfAttention_v1
 from conftest import open_screen, page_text, table, table_shapes
 
 

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from attention_core.ui import models
+from ui import trained_models as models
 from conftest import chart_specs, open_screen, page_text
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
@@ -139,7 +139,7 @@ def test_heads_screen_with_trained_weights():
 
 
 def test_look_closer_opens_on_the_strongest_head_and_a_chosen_head_stays():
-    from attention_core import head_scores, training
+    from attention_core.models import head_scores, training
     expected = head_scores.strongest_head(head_scores.batch_scores(training.load_run("repeat").model, "repeat"),
                                           "repeat")
     assert (expected[0], expected[1]) != (0, 0) and expected[2] in ("induction", "previous")
@@ -156,7 +156,7 @@ def test_look_closer_opens_on_the_strongest_head_and_a_chosen_head_stays():
 
 def test_strongest_head_takes_the_highest_previous_token_or_lookup_score():
     import torch
-    from attention_core.head_scores import strongest_head
+    from attention_core.models.head_scores import strongest_head
     scores = {"previous": torch.tensor([[0.1, 0.9], [0.2, 0.1]]), "self": torch.ones(2, 2),  # self never counts
               "induction": torch.tensor([[0.0, 0.1], [0.3, 0.95]])}
     assert strongest_head(scores, "repeat") == (1, 1, "induction", pytest.approx(0.95))
@@ -167,7 +167,7 @@ def test_strongest_head_takes_the_highest_previous_token_or_lookup_score():
 
 def test_the_probe_shows_its_repeated_segment():
     import torch
-    from attention_core.toy_tasks import make_sequences, repeated_segment
+    from attention_core.models.toy_tasks import make_sequences, repeated_segment
     seq, _, planted = make_sequences("repeat", 64, torch.Generator().manual_seed(5))
     for row, (first, second, length) in zip(seq.tolist(), planted):
         a, b, n = repeated_segment(row)
@@ -177,19 +177,19 @@ def test_the_probe_shows_its_repeated_segment():
     probe = next(m.value for m in at.markdown if m.value.startswith("Probe: "))
     ids = training_probe()
     first, second, length = repeated_segment(ids)
-    from attention_core.toy_tasks import to_text
+    from attention_core.models.toy_tasks import to_text
     copy = to_text("repeat", ids[first:first + length])
     assert probe.count(f":orange-background[**{copy}**]") == 2 and probe.count(":orange-background[") == 2
     assert f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length}" in page_text(at)
 
 
 def training_probe():
-    from attention_core import training
+    from attention_core.models import training
     return training.load_run("repeat").probe.tolist()
 
 
 def test_the_share_scale_is_said_in_words_where_it_colours_a_map():
-    from attention_core.colour import SHARE_WORDS
+    from attention_core.drawing.colour import SHARE_WORDS
     assert SHARE_WORDS in page_text(open_screen("trained"))  # 32 tokens: the look-closer map uses shares
     assert SHARE_WORDS not in page_text(open_screen("softmax"))  # the book's 6 tokens: the plain 0 … 1 scale
 

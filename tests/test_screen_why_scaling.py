@@ -1,8 +1,8 @@
 """AppTest: the "Why √d_k" screen shows the experiment's own numbers, reacts to every control, caches."""
 import pytest
 
-from attention_core import experiments
-from attention_core.experiments import SCALED, UNSCALED
+from attention_core.lessons import experiments
+from attention_core.lessons.experiments import SCALED, UNSCALED
 from conftest import chart_specs, open_screen, page_text
 
 TITLES = ["variance of the scores vs d_k", "scores at d_k = 64", "largest weight vs d_k", "entropy (nats) vs d_k",

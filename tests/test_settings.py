@@ -3,8 +3,8 @@ import dataclasses
 import re
 from pathlib import Path
 
-from attention_core.ui.settings import Settings
-from attention_core.ui.sidebar import INPUT_CONTROLS
+from ui.settings import Settings
+from ui.sidebar import INPUT_CONTROLS
 
 ROOT = Path(__file__).resolve().parents[1]
 # Every control the shared sidebar shows (app.py draws it on every screen).
@@ -25,7 +25,7 @@ def test_no_screen_or_ui_module_reads_a_sidebar_decision_from_session_state():
     names = "|".join(SIDEBAR)
     read = re.compile(rf"""\bvalue\(\s*["']({names})["']|session_state\[\s*["'](keep:)?({names})["']\]""")
     offenders = []
-    for path in [*(ROOT / "screens").glob("*.py"), *(ROOT / "attention_core" / "ui").glob("*.py")]:
+    for path in [*(ROOT / "screens").glob("*.py"), *(ROOT / "ui").rglob("*.py")]:
         if path.name in STATE_LAYER:
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):

@@ -1,10 +1,11 @@
-"""Properties of the step functions in attention_core.stages."""
+"""Properties of the step functions in attention_core.book.stages."""
 import math
 
 import pytest
 import torch
 
-from attention_core import BOOK_INPUTS, stages
+from attention_core import BOOK_INPUTS
+from attention_core.book import stages
 
 
 def _rand(*shape, seed=0):

@@ -2,9 +2,9 @@
 import pytest
 import torch
 
-from attention_core import head_scores, training
-from attention_core.modules import MultiHeadAttention
-from attention_core.toy_tasks import LIST_LENGTH, from_text, make_sequences, to_text
+from attention_core.models import head_scores, training
+from attention_core.book.modules import MultiHeadAttention
+from attention_core.models.toy_tasks import LIST_LENGTH, from_text, make_sequences, to_text
 
 
 @pytest.mark.parametrize("task", list(training.TASKS))

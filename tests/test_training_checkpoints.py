@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from attention_core import head_scores, training
+from attention_core.models import head_scores, training
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Head scores on hand-made attention patterns, and switching heads off."""
 import torch
 
-from attention_core import head_scores, training
+from attention_core.models import head_scores, training
 
 
 def one_hot_rows(T, key_of):

@@ -1,0 +1,334 @@
+"""Chart builders: plain functions from numbers to Altair charts (or an RGB image).
+
+No Streamlit here, so the same charts can be saved from a notebook. Colour scales mean the same
+thing everywhere: weights (0..1) are sequential blues, scores diverge around 0 (red above,
+blue below), masks and dropout keep-masks are two-tone.
+"""
+import json
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from attention_core.drawing import colour
+from attention_core.drawing.numbers import fixed
+
+# Validating every chart against the Vega-Lite schema as it is built costs tens of milliseconds a
+# chart on every slider move; these builders are tested instead.
+alt.utils.schemapi.disable_debug_mode()
+
+CELL_TEXT_MAX = 12  # up to 12 x 12 the values are printed in the cells
+ALTAIR_MAX = 64  # above 64 x 64 a matrix is drawn as an image (one rect per cell gets slow)
+
+SCALES = {
+    # clamp: survivors of dropout exceed 1 and get the darkest blue rather than black.
+    "weights": alt.Scale(scheme="blues", domain=[0, 1], clamp=True),
+    "scores": alt.Scale(scheme="redblue", domainMid=0, reverse=True),
+    "mask": alt.Scale(domain=[0, 1], range=["#f3f4f6", "#1f2937"]),
+}
+
+
+def axis_labels(tokens: list[str]) -> list[str]:
+    """Unique axis labels: a sentence can repeat a word, so prefix the position (1-based)."""
+    return [f"{i + 1} {tok}" for i, tok in enumerate(tokens)]
+
+
+def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFrame:
+    """Long format, one row per cell; infinities become missing colours but keep their text."""
+    values = np.asarray(matrix, dtype=np.float64)
+    rows, cols = values.shape
+    frame = pd.DataFrame({
+        "query": np.repeat(row_labels, cols),
+        "key": np.tile(col_labels, rows),
+        "i": np.repeat(np.arange(rows), cols),
+        "j": np.tile(np.arange(cols), rows),
+        "text": [fixed(v, decimals) for v in values.ravel()],
+    })
+    finite = np.where(np.isfinite(values), values, np.nan).ravel()
+    frame["value"] = finite
+    return frame
+
+
+def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
+            size: int = 360, clickable: bool = False, font_scale: float = 1.0,
+            weight_scale: str = "absolute", context: tuple | None = None) -> alt.Chart:
+    """A matrix as coloured cells with a legend and tooltips; values printed when small.
+
+    kind: "weights", "scores" or "mask" (picks the colour scale). weight_scale: "absolute" (0..1)
+    or "share" (each weight against an even split, see colour.py). Masked cells (the future in a
+    causal weights map, -inf scores) are grey whatever the scale. The selected query row and cell
+    are outlined from a separate one-row dataset, "selection" (see `select`), so a new selection
+    changes neither the spec nor the cells: the browser keeps its Vega view and swaps one tiny
+    dataset. clickable: a click selects a cell (selection "cell", fields i, j).
+    context: for a window of a larger weights map, (masked, log2 shares, share range) of the window's
+    cells as computed on the whole map (a share counts the keys of the whole row).
+    """
+    frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
+    values = np.asarray(matrix, dtype=np.float64)
+    rows, cols = values.shape
+    if context is not None:
+        masked, shares, share_range = context
+    else:
+        masked = colour.masked_cells(values) if kind == "weights" else ~np.isfinite(values)
+        shares = share_range = None
+    frame["masked"] = masked.ravel()
+    tooltip = [alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("text:N", title="value")]
+    if kind == "weights" and weight_scale == "share":
+        shade, (low, high), shown = _share_column(values, masked, shares, share_range)
+        frame["shade"], frame["share"] = np.where(np.isnan(shade), low, shade).ravel(), shown.ravel()
+        fill = alt.Color("shade:Q", scale=alt.Scale(domain=[low, high], range=colour.SHARES_HEX),
+                         title="× even share", legend=alt.Legend(labelExpr="format(pow(2, datum.value), '.2~g') + '×'"))
+        tooltip.append(alt.Tooltip("share:N", title="against an even share"))
+        dark = low + 0.6 * (high - low)
+    else:
+        # Masked cells take their grey from the condition; a finite shade keeps Vega from dropping them.
+        frame["shade"] = frame["value"].fillna(0.0)
+        fill = alt.Color("shade:Q", scale=SCALES.get(kind, SCALES["scores"]), title=kind)
+        dark = None
+    x = alt.X("key:N", sort=list(col_labels), title="key (attended to)",
+              axis=alt.Axis(labelAngle=-45, labelOverlap=cols > CELL_TEXT_MAX))
+    y = alt.Y("query:N", sort=list(row_labels), title="query (attending)")
+    base = alt.Chart(frame).encode(x=x, y=y)
+    rect = base.mark_rect().encode(color=alt.condition("datum.masked", alt.value(colour.MASKED_HEX), fill),
+                                   tooltip=tooltip)
+    if clickable:
+        rect = rect.add_params(alt.selection_point(name="cell", fields=["i", "j"], on="click"))
+    layers = [rect]
+    if rows <= CELL_TEXT_MAX and cols <= CELL_TEXT_MAX:
+        layers.append(base.mark_text(fontSize=(13 if cols <= 8 else 10) * font_scale).encode(
+            text="text:N",
+            color=alt.condition(alt.datum.shade > dark if dark is not None
+                                else alt.datum.value > _contrast_threshold(frame, kind),
+                                alt.value("white"), alt.value("black")),
+        ))
+    # The outlines draw from the "selection" dataset: a rect with only a y encoding spans the row.
+    picked = alt.Chart(alt.NamedData(SELECTION)).mark_rect(fill=None, stroke="#f59e0b")
+    layers.append(picked.encode(y=alt.Y("query:N", sort=list(row_labels)), strokeWidth=alt.value(2))
+                  .transform_filter("datum.outline == 'row'"))
+    layers.append(picked.encode(x=alt.X("key:N", sort=list(col_labels)), y=alt.Y("query:N", sort=list(row_labels)),
+                                strokeWidth=alt.value(4)).transform_filter("datum.outline == 'cell'"))
+    # Cells keep a readable size: wide enough for "0.1234" when values are printed.
+    if max(rows, cols) <= CELL_TEXT_MAX:
+        width, height = alt.Step(64 * font_scale), alt.Step(40 * font_scale)
+    else:
+        width = height = alt.Step(max(4, size // max(rows, cols)))
+    return alt.layer(*layers).properties(title=title, width=width, height=height)
+
+
+def _share_column(values: np.ndarray, masked: np.ndarray, shares=None, share_range=None):
+    """Shades (log2 shares clipped to their range, nan where masked), the range, and the share as text."""
+    shares = colour.shares(values, masked) if shares is None else shares
+    low, high = colour.share_range(shares) if share_range is None else share_range
+    shade = np.clip(np.where(shares == -np.inf, low, shares), low, high)
+    with np.errstate(over="ignore"):
+        text = np.where(np.isnan(shares), "masked", np.char.add(np.char.mod("%.2g", np.exp2(shares)), "× even"))
+    return shade, (low, high), text
+
+
+SELECTION = "selection"  # the dataset of a heatmap's outlines
+ROW = "row"  # the dataset of row_bars: the one row shown
+
+
+def select(spec: dict, rows, cols, selected_row: int | None = None,
+           selected_cell: tuple[int, int] | None = None) -> dict:
+    """A copy of a heatmap's spec with a selection: only its small "selection" dataset differs."""
+    chosen = []
+    if selected_row is not None:
+        chosen.append({"query": rows[selected_row], "key": cols[0], "outline": "row"})
+    if selected_cell is not None:
+        chosen.append({"query": rows[selected_cell[0]], "key": cols[selected_cell[1]], "outline": "cell"})
+    return dict(spec, datasets=dict(spec.get("datasets", {}), **{SELECTION: chosen}))
+
+
+def row_data(values, labels, highlight: int | None = None) -> list[dict]:
+    """The records row_bars draws: one per key, the highlighted key flagged."""
+    return [{"key": label, "value": float(v) if np.isfinite(v) else None, "text": fixed(float(v)),
+             "hl": j == highlight} for j, (label, v) in enumerate(zip(labels, np.asarray(values, dtype=np.float64)))]
+
+
+def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
+    """Above this value the cell is dark, so its text is printed in white."""
+    if kind == "weights":
+        return 0.6
+    if kind == "mask":
+        return 0.5
+    spread = np.nanmax(np.abs(frame["value"].to_numpy())) if frame["value"].notna().any() else 0.0
+    return 0.6 * spread if spread > 0 else math.inf
+
+
+def row_bars(labels, title: str = "", kind: str = "weights", font_scale: float = 1.0,
+             text: bool | None = None) -> alt.Chart:
+    """One query's row as bars, its exact value on each bar (up to 16 keys).
+
+    The bars come from the "row" dataset (see `row_data`), not from the spec, so moving to another
+    query or key keeps the spec: the browser swaps that dataset in its existing Vega view.
+    """
+    bars = alt.Chart(alt.NamedData(ROW)).mark_bar().encode(
+        x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-45)),
+        y=alt.Y("value:Q", title=kind, scale=alt.Scale(domain=[0, 1]) if kind == "weights" else alt.Undefined),
+        color=alt.condition("datum.hl", alt.value("#f59e0b"), alt.value("#2563eb")),
+        tooltip=["key:N", alt.Tooltip("text:N", title="value")],
+    )
+    chart = bars
+    if len(labels) <= 16 if text is None else text:
+        chart = bars + bars.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale).encode(
+            text="text:N", color=alt.value("black"))
+    return chart.properties(title=title, height=260 * font_scale)
+
+
+def dropout_row_data(values, before, labels, top: float, highlight: int | None = None) -> list[dict]:
+    """row_data plus what dropout_bars needs: each key's weight before dropout, whether dropout removed
+    it (a visible weight that is now 0), and `top`, the axis's upper end shared by both charts."""
+    records = row_data(values, labels, highlight)
+    for record, now, was in zip(records, np.asarray(values, dtype=np.float64), np.asarray(before, dtype=np.float64)):
+        record.update(before=float(was), dropped=bool(was > 0 and now == 0), top=float(top))
+    return records
+
+
+def dropout_bars(labels, title: str = "", font_scale: float = 1.0) -> alt.LayerChart:
+    """One query's row before or after dropout, on an axis from 0 to the `top` of its data, so the
+    two charts share one scale; a weight dropout removed shows as a dashed red outline at its height
+    before dropout, so an all-dropped row is not an empty chart. Data: the ROW dataset of
+    `dropout_row_data` (a new query or seed sends new data, not a new spec)."""
+    y = alt.Y("value:Q", title="weight", scale=alt.Scale(zero=True))
+    base = alt.Chart(alt.NamedData(ROW)).encode(x=alt.X("key:N", sort=list(labels), title="key",
+                                                         axis=alt.Axis(labelAngle=-45)))
+    bars = base.mark_bar().encode(y=y, color=alt.condition("datum.hl", alt.value("#f59e0b"), alt.value("#2563eb")),
+                                  tooltip=["key:N", alt.Tooltip("text:N", title="value")])
+    ghosts = base.mark_bar(fill=None, stroke="#dc2626", strokeDash=[4, 3], strokeWidth=2 * font_scale).encode(
+        y=alt.Y("before:Q", title="weight"),
+        tooltip=["key:N", alt.Tooltip("before:Q", title="dropped; before dropout", format=".4f")],
+    ).transform_filter("datum.dropped")
+    reach = base.mark_tick(opacity=0).encode(y=alt.Y("top:Q", title="weight"))  # stretches the axis to `top`
+    layers = [bars, ghosts, reach]
+    if len(labels) <= 16:
+        layers.append(bars.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale).encode(
+            text="text:N", color=alt.value("black")))
+        layers.append(ghosts.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale, color="#dc2626").encode(
+            text=alt.value("dropped")))
+    return alt.layer(*layers).properties(title=title, height=260 * font_scale)
+
+
+def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
+               log_x: bool = False, y_title: str | None = None, mark_x: float | None = None,
+               log_y: bool = False) -> alt.Chart:
+    """Lines with points, one per `color` group (e.g. scaled vs unscaled against d_k).
+
+    mark_x draws a vertical rule at the chosen x (e.g. the d_k picked with a slider).
+    """
+    scale = alt.Scale(type="log", base=2) if log_x else alt.Undefined
+    lines = alt.Chart(frame).mark_line(point=True).encode(
+        x=alt.X(f"{x}:Q", scale=scale, title=x),
+        y=alt.Y(f"{y}:Q", title=y_title or y, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+        color=alt.Color(f"{color}:N", title=color, scale=_pair_scale(frame[color])),
+        tooltip=[f"{x}:Q", alt.Tooltip(f"{y}:Q", format=".4g"), f"{color}:N"],
+    )
+    if mark_x is not None:
+        rule = alt.Chart(pd.DataFrame({x: [mark_x]})).mark_rule(color="#f59e0b", strokeWidth=2).encode(x=f"{x}:Q")
+        lines = lines + rule
+    return lines.properties(title=title, height=300)
+
+
+def to_spec(chart) -> dict:
+    """The chart as a Vega-Lite dict with its data inline, without schema validation (fast).
+
+    Altair names each dataset after a hash of its content, so new numbers would make a new spec and
+    cost the browser a fresh Vega view (20-60 ms). Renamed "chart_data_0", ... by order of
+    appearance, the same chart with other numbers keeps its spec: the browser swaps the data.
+    """
+    spec = chart.to_dict(validate=False)
+    if spec.get("datasets"):
+        text = json.dumps(spec)
+        for n, name in enumerate(list(spec["datasets"])):
+            text = text.replace(f'"{name}"', f'"chart_data_{n}"')  # Vega's own names are data_N
+        spec = json.loads(text)
+    view = spec.get("config", {}).get("view", {})
+    for default in ("continuousWidth", "continuousHeight"):  # Altair's theme defaults, not ours
+        view.pop(default, None)
+    return spec
+
+
+def styled(chart, font_scale: float = 1.0):
+    """Axis, legend and title fonts scaled together (presenter mode uses about 1.6)."""
+    if font_scale == 1.0:
+        return chart
+    return (chart.configure_axis(labelFontSize=11 * font_scale, titleFontSize=12 * font_scale)
+            .configure_legend(labelFontSize=11 * font_scale, titleFontSize=12 * font_scale)
+            .configure_title(fontSize=14 * font_scale))
+
+
+def histogram(frame: pd.DataFrame, title: str = "", group: str = "scores") -> alt.FacetChart:
+    """Pre-binned density bars (bin_start, bin_end, density), one panel per `group`, shared x axis."""
+    return alt.Chart(frame).mark_rect(opacity=0.85).encode(
+        x=alt.X("bin_start:Q", title="score"), x2="bin_end:Q", y=alt.Y("density:Q", title="density"),
+        y2=alt.datum(0), color=alt.Color(f"{group}:N", legend=None, scale=_pair_scale(frame[group])),
+        tooltip=[f"{group}:N", alt.Tooltip("bin_start:Q", format=".3f"), alt.Tooltip("bin_end:Q", format=".3f"),
+                 alt.Tooltip("density:Q", format=".4f")],
+    ).properties(width=320, height=240).facet(column=alt.Column(f"{group}:N", title=None)).resolve_scale(
+        y="independent").properties(title=title)
+
+
+# Scaled vs unscaled appear on several screens: always the same two clearly different colours.
+PAIR_COLOURS = {"ω / √d_k": "#2563eb", "ω (unscaled)": "#dc2626"}
+
+
+def _pair_scale(values) -> alt.Scale:
+    names = sorted(set(values))
+    if set(names) <= set(PAIR_COLOURS):
+        return alt.Scale(domain=names, range=[PAIR_COLOURS[n] for n in names])
+    return alt.Undefined
+
+
+# --- What heads learn (screens/trained.py) --------------------------------------------------------
+
+def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6, font_scale: float = 1.0) -> alt.FacetChart:
+    """Every head's weights at once: one small map per head, a row of maps per layer.
+
+    The data (columns layer, head, query, key, weight) is left out: pass it to st.vega_lite_chart
+    as `data`, so that scrubbing the training step sends new data to the same Vega view (cheap)
+    instead of a new spec.
+    """
+    # Presenter mode: labels that read on a projector, cells a third larger (four maps still fit a row).
+    labels_px, titles_px, cell = 8 * font_scale, 11 * font_scale, round(cell * min(font_scale, 4 / 3))
+    x = alt.X("key:N", sort=labels, title="key",
+              axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px, labelAngle=-90))
+    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px))
+    rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
+        x=x, y=y, color=alt.Color("weight:Q", scale=SCALES["weights"], title="weight"),
+        tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
+    size = alt.Step(cell)
+    return rect.properties(width=size, height=size).facet(
+        row=alt.Row("layer:N", title=None, header=alt.Header(labelExpr="'layer ' + datum.value", labelFontSize=titles_px)),
+        column=alt.Column("head:N", title=None, header=alt.Header(labelExpr="'head ' + datum.value", labelFontSize=titles_px)),
+        spacing=8)
+
+
+def head_grid_spec(labels: list[str], layers: int, heads: int, font_scale: float = 1.0) -> dict:
+    """head_grid as a Vega-Lite dict without data: st.vega_lite_chart(frame, spec=...) supplies it."""
+    spec = to_spec(head_grid(labels, layers, heads, font_scale=font_scale))
+    spec.pop("data", None)
+    return spec
+
+
+def head_grid_frame(weights, labels: list[str]) -> pd.DataFrame:
+    """(layers, heads, T, T) weights as the long table head_grid draws (future cells left out)."""
+    values = np.asarray(weights, dtype=np.float32)
+    L, H, T, _ = values.shape
+    layer, head, query, key = np.meshgrid(np.arange(L), np.arange(H), np.arange(T), np.arange(T), indexing="ij")
+    seen = (key <= query).ravel()
+    names = np.asarray(labels[:T], dtype=object)
+    return pd.DataFrame({"layer": (layer.ravel() + 1)[seen], "head": (head.ravel() + 1)[seen],
+                         "query": names[query.ravel()[seen]], "key": names[key.ravel()[seen]],
+                         "weight": values.ravel()[seen]})
+
+
+def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "") -> alt.FacetChart:
+    """Loss and accuracy against the training step, side by side (frame: step, measure, value),
+    with a rule at `step`."""
+    base = alt.Chart(frame)
+    lines = base.mark_line().encode(x=alt.X("step:Q", title="training step"), y=alt.Y("value:Q", title=None),
+                                    color=alt.Color("measure:N", legend=None))
+    marker = base.mark_rule(color="#f59e0b", strokeWidth=2).encode(x=alt.datum(-1 if step is None else step))
+    return alt.layer(lines, marker).properties(width=340, height=160).facet(
+        column=alt.Column("measure:N", title=title or None)).resolve_scale(y="independent")

@@ -1,0 +1,1 @@
+"""What the screens teach, computed: traces, the controls table, checks, pitfalls, questions, experiments."""

@@ -1,0 +1,154 @@
+"""Every control's name, default, range, and the named presets; validation of URL values.
+
+Plain Python so that tests and notebooks can check a URL without Streamlit.
+"""
+import math
+import re
+from dataclasses import dataclass
+
+from attention_core.book.inputs import BOOK_SENTENCE, MAX_D_IN, MAX_TEXT_CHARS, MAX_TOKENS
+from attention_core.drawing.numbers import whole
+
+
+@dataclass(frozen=True)
+class Param:
+    kind: type  # int, float, bool or str
+    default: object
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+
+
+# The URL query string uses these names. Defaults are the book's example.
+PARAMS = {
+    "preset": Param(str, "book", choices=("book", "gpt2-small", "custom")),
+    "input": Param(str, "book", choices=("book", "sentence", "random")),
+    "text": Param(str, BOOK_SENTENCE),
+    "positions": Param(bool, False),
+    "tokens": Param(int, 6, 1, MAX_TOKENS),
+    "d_in": Param(int, 3, 1, MAX_D_IN),
+    "d_out": Param(int, 2, 1, MAX_D_IN),
+    "seed": Param(int, 123, 0, 2**31 - 1),
+    "device": Param(str, "auto", choices=("auto", "cuda", "mps", "cpu")),
+    # How weights are coloured: 0..1, or each weight against an even share (log); auto picks by size.
+    "colour": Param(str, "auto", choices=("auto", "share", "absolute")),
+    "presenter": Param(bool, False),  # big fonts for a projector, long explanations folded
+    "downloads": Param(bool, False),  # PNG / SVG / CSV buttons under every chart
+    "pitfalls": Param(bool, False),  # show the common mistakes next to the right code
+    "proj": Param(str, "none", choices=("none", "v1")),
+    "query": Param(int, 2, 1, MAX_TOKENS),
+    "key": Param(int, 1, 1, MAX_TOKENS),
+    "scale": Param(bool, True),
+    "d_k": Param(int, 64, 1, 1024),
+    "context_length": Param(int, 6, 1, MAX_TOKENS),
+    "dropout": Param(float, 0.5, 0.0, 1.0),
+    "dropout_seed": Param(int, 123, 0, 2**31 - 1),
+    "train": Param(bool, True),
+    "heads": Param(int, 2, 1, MAX_D_IN),
+    # Zoom into a large matrix: rows and keys from (1-based), 32 to 64 cells wide.
+    "window": Param(int, 1, 1, MAX_TOKENS),
+    "window_key": Param(int, 1, 1, MAX_TOKENS),
+    "window_size": Param(int, 48, 32, 64),
+    # Where the weights of the heads screen come from: the chapter's random init, the trained toy
+    # model (screens/trained.py) or OpenAI's GPT-2 (screens/gpt2.py). Layer and head are 1-based.
+    "weights": Param(str, "random", choices=("random", "trained", "gpt2")),
+    "layer": Param(int, 1, 1, 48),
+    "head": Param(int, 1, 1, 64),
+    "quiz": Param(bool, False),  # predict first: every screen asks before it shows the answer
+    "readers": Param(bool, False),  # the readers' questions next to the common mistakes
+    # What heads learn (screens/trained.py): the task, the training step shown (-1 = the last),
+    # the heads switched off ("1.2,2.1" = layer.head, 1-based), the probe typed as symbols, and
+    # the controls of "Train it yourself".
+    "task": Param(str, "repeat", choices=("repeat", "sort", "reverse")),
+    "step": Param(int, -1, -1, 100_000),
+    "off": Param(str, ""),
+    "probe": Param(str, ""),
+    "train_layers": Param(int, 2, 1, 3),
+    "train_heads": Param(int, 4, 1, 8),
+    "train_steps": Param(int, 1500, 50, 5000),
+    "train_seed": Param(int, 0, 0, 2**31 - 1),
+    "train_lr": Param(float, 3e-3, 1e-4, 3e-2),
+}
+
+# On a public server (ui/public.py) a live training run is bounded in steps x layers.
+# A step's cost grows with the layers (d_model stays at 64 however many heads share it; 8 heads cost
+# about 1.5x one). 3,000 fits the shipped repeat run (1,500 steps, 2 layers) and 1,000 steps of 3 layers.
+PUBLIC_TRAIN_LAYER_STEPS = 3000
+
+# The controls a preset sets. Page-local choices (query, dropout, ...) that a preset does not name
+# keep their defaults.
+PRESETS = {
+    "book": {"input": "book", "text": BOOK_SENTENCE, "positions": False, "tokens": 6, "d_in": 3,
+             "d_out": 2, "seed": 123, "heads": 2, "query": 2, "key": 1, "context_length": 6,
+             "dropout": 0.5, "dropout_seed": 123},
+    # Exercise 3.3: GPT-2 small's attention layer, 12 heads of 64 dims, context 1024.
+    "gpt2-small": {"input": "random", "tokens": 1024, "d_in": 768, "d_out": 768, "seed": 123,
+                   "heads": 12, "query": 2, "key": 1, "context_length": 1024, "dropout": 0.1,
+                   "dropout_seed": 123},
+}
+
+# The seeds the book itself uses, per stage: SelfAttention_v1 and the step-by-step walk-through
+# (3.4.1) use 123; SelfAttention_v2, whose weights the masking section reuses, uses 789.
+BOOK_SEEDS = {"scores": 123, "softmax": 123, "mask": 789, "dropout": 789, "heads": 123}
+
+_TRUE = {"1", "true", "on", "yes"}
+_FALSE = {"0", "false", "off", "no"}
+
+
+def code(text: str) -> str:
+    """Text as a Markdown code span that nothing inside can close (user text in a note stays literal)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"{fence}{text}{fence}"
+
+
+def parse_param(name: str, raw: str):
+    """(value, None) for a valid URL value, or (default, note) explaining what was wrong."""
+    spec = PARAMS[name]
+
+    def bad(why: str):
+        shown = raw if len(raw) <= 40 else raw[:40] + "…"
+        return spec.default, f"URL parameter {code(f'{name}={shown!r}')} {why}; using the default {spec.default!r}."
+
+    text = raw.strip()
+    if spec.kind is str:
+        if spec.choices and text not in spec.choices:
+            return bad("is not one of " + ", ".join(spec.choices))
+        if name in ("off", "probe") and len(raw) > 200:
+            return bad("is longer than 200 characters")
+        if name == "text" and len(raw) > MAX_TEXT_CHARS:
+            return bad(f"is longer than {MAX_TEXT_CHARS} characters")
+        return (text if spec.choices else raw), None
+    if spec.kind is bool:
+        if text.lower() in _TRUE:
+            return True, None
+        if text.lower() in _FALSE:
+            return False, None
+        return bad("is not a yes/no value (use 1 or 0)")
+    try:
+        value = float(text) if spec.kind is float else int(text)
+    except ValueError:
+        return bad(f"is not {'a number' if spec.kind is float else 'a whole number'}")
+    if math.isnan(value) or math.isinf(value):
+        return bad("is not a finite number")
+    if not spec.low <= value <= spec.high:
+        return bad(f"is outside {whole(spec.low)} to {whole(spec.high)}")
+    return value, None
+
+
+def url_value(name: str, value) -> str:
+    """How a value is written back into the URL."""
+    if PARAMS[name].kind is bool:
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def url_params(values: dict) -> dict[str, str]:
+    """The query string for a state: the preset (unless "book") and what differs from it."""
+    preset = values.get("preset", "book")
+    baseline = {name: spec.default for name, spec in PARAMS.items()} | PRESETS.get(preset, {})
+    wanted = {name: url_value(name, values[name]) for name in PARAMS
+              if name != "preset" and name in values and values[name] != baseline[name]}
+    return ({"preset": preset} if preset != "book" else {}) | wanted

@@ -1,0 +1,160 @@
+"""What each screen computes, as plain functions of plain values (so callers can cache them).
+
+Every function builds its inputs and seeded modules itself, runs on the requested device with a
+fallback to the CPU, and returns CPU tensors plus where they were computed.
+"""
+from dataclasses import dataclass, field
+
+import torch
+
+from attention_core.book import stages
+from attention_core.book.device import run_with_fallback
+from attention_core.book.inputs import (BOOK_INPUTS, BOOK_TOKENS, MAX_SENTENCE_TOKENS, embed_tokens,
+                                   random_inputs, random_token_names, tokenize)
+from attention_core.book.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
+                                    SelfAttention_v2, count_parameters)
+from attention_core.book.seeding import build_seeded
+
+
+@dataclass
+class Inputs:
+    x: torch.Tensor  # (T, d_in)
+    tokens: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def make_inputs(kind: str, text: str, positions: bool, num_tokens: int, d_in: int, seed: int) -> Inputs:
+    """The input embeddings for the chosen source: the book's, a typed sentence, or random."""
+    if kind == "random":
+        return Inputs(random_inputs(num_tokens, d_in, seed), random_token_names(num_tokens))
+    if kind == "sentence":
+        tokens = tokenize(text or "")
+        notes = []
+        if not tokens:
+            notes.append("The sentence has no words to attend to, so the book's sentence is shown instead.")
+            tokens = list(BOOK_TOKENS)
+        if len(tokens) > MAX_SENTENCE_TOKENS:
+            notes.append(f"The sentence has {len(tokens)} tokens; only the first {MAX_SENTENCE_TOKENS} are used.")
+            tokens = tokens[:MAX_SENTENCE_TOKENS]
+        return Inputs(embed_tokens(tokens, d_in, seed, positions), tokens, notes)
+    return Inputs(BOOK_INPUTS.clone(), list(BOOK_TOKENS))
+
+
+def _to_cpu(record):
+    if isinstance(record, torch.Tensor):
+        return record.detach().cpu()
+    if isinstance(record, dict):
+        return {k: _to_cpu(v) for k, v in record.items()}
+    if isinstance(record, list):
+        return [_to_cpu(v) for v in record]
+    return record
+
+
+def _trace_on(module, x, device):
+    """Run module.trace(x) under no_grad on `device`, falling back to the CPU (the traced modules have dropout 0)."""
+    def compute(dev):
+        with torch.no_grad():
+            return _to_cpu(module.to(dev).trace(x.to(dev)))
+    return run_with_fallback(compute, device)
+
+
+def projection_trace(x: torch.Tensor, which: str, d_out: int, seed: int, device: str):
+    """Scores, weights and context vectors for one head without a mask (sections 3.3-3.4).
+
+    which: "none" for the simplified x.x attention (no weights, no scaling, as in 3.3),
+    "v1" for SelfAttention_v1 (torch.rand weights), "v2" for SelfAttention_v2 (nn.Linear).
+    Returns (record, device_used, note).
+    """
+    if which == "none":
+        def compute(dev):
+            xd = x.to(dev)
+            scores = stages.attn_scores(xd, xd)  # (T, T)
+            weights = stages.softmax(scores)
+            record = dict(queries=xd, keys=xd, values=xd, attn_scores=scores, scaled_scores=scores,
+                          attn_weights=weights, context_vec=stages.context_vectors(weights, xd))
+            return _to_cpu(record)
+        return run_with_fallback(compute, device)
+    factory = SelfAttention_v1 if which == "v1" else SelfAttention_v2
+    module = build_seeded(factory, seed, x.shape[-1], d_out)
+    record, used, note = _trace_on(module, x, device)
+    record["W_query"], record["W_key"] = _weights(module)
+    return record, used, note
+
+
+def _weights(module):
+    """W_query and W_key as (d_in, d_out) matrices, whichever class holds them."""
+    if isinstance(module.W_query, torch.nn.Linear):
+        return module.W_query.weight.detach().T.cpu(), module.W_key.weight.detach().T.cpu()
+    return module.W_query.detach().cpu(), module.W_key.detach().cpu()
+
+
+def causal_trace(x: torch.Tensor, d_out: int, seed: int, context_length: int, device: str):
+    """CausalAttention (no dropout) plus the book's other masking variant (section 3.5.1).
+
+    CausalAttention creates W_query, W_key, W_value exactly as SelfAttention_v2 does, so with
+    seed 789 its weights are the book's. The record adds: unmasked_weights (no mask at all),
+    masked_simple (zeroed after softmax, not renormalised), masked_simple_norm (renormalised),
+    and variants_max_abs_diff between masked_simple_norm and the -inf variant's attn_weights.
+    Returns (record, device_used, note).
+    """
+    context_length = max(context_length, x.shape[0])
+    module = build_seeded(CausalAttention, seed, x.shape[-1], d_out, context_length, 0.0)
+    record, used, note = _trace_on(module, x.unsqueeze(0), device)  # batch of one
+    record = {k: v[0] for k, v in record.items()}  # drop the batch dimension: (T, T), (T, d)
+    d_k = record["keys"].shape[-1]
+    unmasked = stages.softmax(stages.scale_scores(record["attn_scores"], d_k))  # (T, T)
+    masked_simple, masked_simple_norm = stages.mask_after_softmax(unmasked)
+    record.update(unmasked_weights=unmasked, masked_simple=masked_simple, masked_simple_norm=masked_simple_norm,
+                  variants_max_abs_diff=stages.max_abs_diff(masked_simple_norm, record["attn_weights"]),
+                  mask=module.mask.cpu(), context_length=context_length)
+    return record, used, note
+
+
+def heads_trace(x: torch.Tensor, d_out: int, num_heads: int, seed: int, context_length: int, device: str):
+    """MultiHeadAttentionWrapper and MultiHeadAttention on the same batch of one (section 3.6).
+
+    Both are built with `torch.manual_seed(seed)` as in the book. Returns a dict with both
+    traces, their parameter counts, and (device_used, note).
+    """
+    d_in = x.shape[-1]
+    context_length = max(context_length, x.shape[0])
+    batch = x.unsqueeze(0)  # (1, T, d_in)
+    wrapper = build_seeded(MultiHeadAttentionWrapper, seed, d_in, d_out, context_length, 0.0, num_heads)
+    mha = build_seeded(MultiHeadAttention, seed, d_in, d_out, context_length, 0.0, num_heads)
+    wrapper_record, used, note = _trace_on(wrapper, batch, device)
+    mha_record, used, note2 = _trace_on(mha, batch, used)
+    # Keep what the screen shows: at 1,024 tokens each (h, T, T) intermediate is 48 MB, and the
+    # cache holds several settings for a whole class.
+    # The wrapper's heads are alike: the first one shows their shapes; the concatenated output
+    # holds all of them.
+    wrapper_record["heads"] = wrapper_record["heads"][:1]
+    for record in [mha_record] + wrapper_record["heads"]:
+        for name in ("attn_scores", "masked_scores", "scaled_scores", "dropped_weights"):
+            record.pop(name, None)
+    return {
+        "wrapper": wrapper_record, "mha": mha_record,
+        "wrapper_params": count_parameters(wrapper), "mha_params": count_parameters(mha),
+        "out_proj_params": count_parameters(mha.out_proj),
+        "device": used, "note": note or note2,
+    }
+
+
+def mha_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
+    """Parameters of MultiHeadAttention without building it: 3 projections plus out_proj."""
+    qkv = 3 * (d_in * d_out + (d_out if qkv_bias else 0))
+    return qkv + d_out * d_out + d_out
+
+
+def wrapper_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
+    """Parameters of MultiHeadAttentionWrapper: num_heads heads of 3 (d_in x d_out) projections."""
+    return num_heads * 3 * (d_in * d_out + (d_out if qkv_bias else 0))
+
+
+def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: list[int], first_seed: int):
+    """Largest |mean of N dropout draws - weights| for each N in draws, plus the row sums of the
+    mean over the most draws: the average converges back to the weights (expectation kept)."""
+    differences, mean = [], attn_weights
+    for n in draws:
+        mean = stages.dropout_mean(attn_weights, p, n, first_seed)
+        differences.append(stages.max_abs_diff(mean, attn_weights))
+    return differences, mean.sum(dim=-1)

@@ -1,0 +1,43 @@
+"""Streamlit helpers shared by every screen; the only part of attention_core that imports streamlit.
+
+Data flows one way: URL -> session state -> widgets -> cached calls into attention_core -> charts.
+Pages use `from attention_core import ui` and the names below.
+"""
+from ui.cache import (causal, dropout_convergence, exercise_3_1, heads, mha_agreement, projection,
+                                     why_scaling_histogram, why_scaling_sweep)
+from ui.controls import heads_picker, key_picker, query_picker
+from ui.checks import agreement, checked, pitfall, pitfalls_toggle
+from ui.draw.code import show_code
+from ui.display import device_badge, explain, table, table_height
+from ui.draw.heatmaps import show_matrix, show_row, zoom_view
+from ui.draw.dropout_view import show_dropout_rows, show_where_dropped
+from ui.draw.vega import cached_chart, chart, font_scale
+from ui.draw.export import new_run
+from ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
+from ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
+from ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers,
+                                          gpt2_model,
+                                          gpt2_sentence_input, gpt2_source, gpt2_tokens)
+from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, history_frame,
+                                      job_progress, probe_ids, probe_weights, trained_heads, trained_model,
+                                      trained_run, training_job, training_step_options)
+from ui.public import public_mode
+from ui.teach.quiz import exercises, predict_first
+from ui.teach.readers import reader_questions
+from ui.settings import Settings
+from ui.sidebar import current, sidebar
+from ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
+from attention_core.drawing.text import dot_product_latex, md_escape, short
+
+__all__ = [
+    "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
+    "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table", "table_height",
+    "show_dropout_rows", "show_where_dropped",
+    "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
+    "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
+    "predict_first", "exercises", "reader_questions",
+    "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",
+    "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
+    "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
+    "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",
+]

@@ -1,0 +1,94 @@
+"""Cached calls into attention_core, keyed on plain values (Streamlit cannot hash tensors).
+
+The inputs travel beside their key: `settings.inputs_id` is the key, `_x` (left out of it) the tensor.
+
+Every cache is shared by all visitors: never mutate what these return. The traces are large and
+their size depends on the settings (a heads trace is 100 MB at 1,024 tokens, a few kB at the
+book's 6), so their caches are bounded in bytes (byte_cache.py); the small ones by entry count.
+Budgets: traces 270 MB in all: at GPT-2 size one heads trace (124 MB), one causal (50 MB) and the
+two projections (38 MB each) of the current settings, or many of the book's.
+"""
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core.lessons import agreement, experiments, traces
+from ui.byte_cache import byte_cache
+from ui.settings import Settings
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_inputs(kind, text, positions, num_tokens, d_in, seed):
+    return traces.make_inputs(kind, text, positions, num_tokens, d_in, seed)
+
+
+@byte_cache(max_mb=80, spinner="Computing…")
+def _projection(inputs_id, which, d_out, seed, device, *, _x):
+    return traces.projection_trace(_x, which, d_out, seed, device)
+
+
+def projection(settings: Settings, which: str, stage: str):
+    """(record, device_used, note) for the unmasked single-head attention of a stage."""
+    return _projection(settings.inputs_id, which, settings.d_out, settings.seed_for(stage), settings.device, _x=settings.x)
+
+
+@byte_cache(max_mb=60, spinner="Computing…")
+def _causal(inputs_id, d_out, seed, context_length, device, *, _x):
+    return traces.causal_trace(_x, d_out, seed, context_length, device)
+
+
+def causal(settings: Settings, stage: str, context_length: int):
+    """(record, device_used, note): CausalAttention's trace and both masking variants."""
+    return _causal(settings.inputs_id, settings.d_out, settings.seed_for(stage), context_length, settings.device,
+                   _x=settings.x)
+
+
+@byte_cache(max_mb=130, spinner="Computing the heads…")
+def _heads(inputs_id, d_out, num_heads, seed, context_length, device, *, _x):
+    return traces.heads_trace(_x, d_out, num_heads, seed, context_length, device)
+
+
+def heads(settings: Settings, num_heads: int, context_length: int):
+    return _heads(settings.inputs_id, settings.d_out, num_heads, settings.seed_for("heads"),
+                  context_length, settings.device, _x=settings.x)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs={torch.Tensor: lambda t: t.numpy().tobytes()})
+def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: tuple[int, ...], first_seed: int):
+    """lesson.dropout_convergence as a table for a line chart, plus the row sums of the last mean."""
+    differences, mean_sums = traces.dropout_convergence(attn_weights, p, list(draws), first_seed)
+    frame = pd.DataFrame({"draws": list(draws), "difference": differences, "measure": "max |mean − weights|"})
+    return frame, mean_sums
+
+
+@st.cache_data(max_entries=8, show_spinner="Comparing with torch.nn.MultiheadAttention…")
+def _mha_agreement(inputs_id, d_out, num_heads, seed, context_length, _x):
+    return agreement.mha_vs_torch(_x, d_out, num_heads, seed, context_length)
+
+
+def mha_agreement(settings: Settings, num_heads: int) -> dict:
+    """MultiHeadAttention vs nn.MultiheadAttention with copied weights (needs d_in == d_out)."""
+    return _mha_agreement(settings.inputs_id, settings.d_out, num_heads, settings.seed_for("heads"),
+                          len(settings.tokens), settings.x)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _exercise_3_1(inputs_id, d_out, seed, _x):
+    return agreement.exercise_3_1(_x, d_out, seed)
+
+
+def exercise_3_1(settings: Settings) -> float:
+    """Exercise 3.1 on the current input: SelfAttention_v2's weights copied into SelfAttention_v1."""
+    return _exercise_3_1(settings.inputs_id, settings.d_out, settings.seed_for("mask"), settings.x)
+
+
+@st.cache_data(max_entries=16, show_spinner="Running the experiment…")
+def why_scaling_sweep(samples: int, tokens: int, seed: int) -> pd.DataFrame:
+    """experiments.sweep as a long table (one row per d_k and variant)."""
+    return pd.DataFrame(experiments.sweep(samples, tokens, seed))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def why_scaling_histogram(d_k: int, samples: int, tokens: int, seed: int) -> pd.DataFrame:
+    """experiments.histogram at one d_k as a table of bars."""
+    return pd.DataFrame(experiments.histogram(d_k, samples, tokens, seed))

@@ -1,0 +1,169 @@
+"""Matrices and rows on screen: Altair cells up to 64 tokens, an image with a zoom window above."""
+import functools
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import streamlit as st
+import torch
+
+from attention_core.drawing import charts, colour, matrix_images
+from ui.draw.export import download_buttons, png_bytes
+from ui.settings import Settings
+from ui.state import clamp, control, fragment, set_value
+from ui.draw.vega import cached_image, cached_spec, draw_spec, fingerprint, font_scale, labels_key
+
+
+def _numpy(matrix) -> np.ndarray:
+    return np.asarray(torch.as_tensor(matrix).detach().float().cpu())
+
+
+def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
+                selected_row: int | None = None, selected_cell=None, row_labels=None, col_labels=None,
+                zoom: bool = False, clickable: bool = False, legend: bool = True):
+    """A heatmap that stays quick at every size.
+
+    Up to 64 tokens: one Altair cell per value, tooltips, and (clickable) a click picks the query
+    and key. Above: an image of block maxima (block means for scores) with a colour bar, and
+    (zoom, once per screen) a 32-64 token window of exact values.
+    """
+    values, key = _numpy(matrix), fingerprint(matrix)
+    rows = row_labels or settings.labels[: values.shape[0]]
+    cols = col_labels or settings.labels[: values.shape[1]]
+    scale_mode = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
+
+    def frame():
+        return pd.DataFrame(values, index=rows, columns=cols)
+
+    if max(values.shape) <= charts.ALTAIR_MAX:
+        scale = font_scale()
+        spec = cached_spec(("heatmap", key, labels_key(rows), labels_key(cols), kind, scale_mode, title, clickable,
+                            scale),
+                           lambda: charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
+                                                  font_scale=scale, weight_scale=scale_mode))
+        spec = charts.select(spec, rows, cols, selected_row, selected_cell)
+        if clickable:
+            key = f"click:{title}"
+            draw_spec(spec, title, frame, width="content", key=key,
+                      on_select=functools.partial(_pick_cell, key), selection_mode="cell")
+        else:
+            draw_spec(spec, title, frame, width="content")
+        if legend and scale_mode == "share" and kind == "weights":
+            st.caption(colour.SHARE_WORDS)
+        return
+    shade_kind = "share" if scale_mode == "share" else kind
+    png, blocks, (low, high) = cached_image(("image", key, shade_kind), lambda: _overview_png(values, shade_kind))
+    # PNG stated: with "auto", Streamlit would decode these bytes and re-encode them as JPEG on every rerun.
+    st.image(png, output_format="PNG", caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
+                          "hatched grey = masked.")
+    download_buttons(title, image=png, table=frame)
+    if legend:
+        st.image(_colour_bar_png(shade_kind), output_format="PNG", caption=_legend(shade_kind, low, high), width=256)
+    if zoom:
+        _zoom(values, key, rows, cols, kind, title, scale_mode)
+
+
+def zoom_view(matrix, settings: Settings, kind: str = "weights", title: str = "") -> None:
+    """Only the zoom window of a large matrix (when its overview is drawn elsewhere)."""
+    values = _numpy(matrix)
+    if max(values.shape) > charts.ALTAIR_MAX:
+        _zoom(values, fingerprint(matrix), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]], kind, title)
+
+
+def _pick_cell(chart_key: str) -> None:
+    """A click on a heatmap cell selects that query and key (runs before the rerun)."""
+    picked = st.session_state[chart_key].selection.get("cell") or []
+    if picked:
+        set_value("query", int(picked[0]["i"]) + 1)
+        set_value("key", int(picked[0]["j"]) + 1)
+
+
+@fragment
+def _zoom(values: np.ndarray, key: str, rows, cols, kind: str, title: str, scale_mode: str = "absolute") -> None:
+    """A window of exact values; moving it reruns only this fragment."""
+    n_rows, n_cols = values.shape
+    size = control(st.select_slider, "Zoom: window size", "window_size", options=[32, 40, 48, 56, 64])
+    left, right = st.columns(2)
+    with left:
+        clamp("window", low=1, high=n_rows - size + 1)
+        r0 = control(st.slider, "Zoom: queries from", "window", min_value=1, max_value=n_rows - size + 1)
+    with right:
+        clamp("window_key", low=1, high=n_cols - size + 1)
+        c0 = control(st.slider, "Zoom: keys from", "window_key", min_value=1, max_value=n_cols - size + 1)
+    part = matrix_images.window(values, r0 - 1, c0 - 1, size)
+    context = None
+    if kind == "weights":  # masked cells and shares are those of the whole map, not of the window
+        masked, shares, share_range = _window_context(key, values)
+        context = (matrix_images.window(masked, r0 - 1, c0 - 1, size), matrix_images.window(shares, r0 - 1, c0 - 1, size),
+                   share_range)
+    name = f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}"
+    rows_in, cols_in = rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size]
+    scale = font_scale()
+    spec = cached_spec(("window", key, r0, c0, size, labels_key(rows_in), labels_key(cols_in), kind, scale_mode,
+                        name, scale),
+                       lambda: charts.heatmap(part, rows_in, cols_in, kind, name, size=480, font_scale=scale,
+                                              weight_scale=scale_mode, context=context))
+    st.vega_lite_chart(spec=charts.select(spec, rows_in, cols_in), width="content")
+
+
+def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None, row: int | None = None):
+    """Bars of one query's row. With `row`, `values` is the whole (T, T) matrix. The spec depends
+    only on the labels (keep `title` free of the query): a new query or key sends new data only."""
+    values = np.atleast_2d(_numpy(values))
+    if row is None:
+        row = 0
+    if values.shape[1] > charts.ALTAIR_MAX:
+        st.caption(f"{title}: {values.shape[1]} values; the bar chart shows the first {charts.ALTAIR_MAX}.")
+        values, row = values[row: row + 1, : charts.ALTAIR_MAX], 0  # only this row: the rest is not drawn
+    labels = settings.labels[: values.shape[1]]
+    scale = font_scale()
+    spec = cached_spec(("bars", labels_key(labels), title, kind, scale),
+                       lambda: charts.row_bars(labels, title, kind, font_scale=scale))
+    shown = values[row]
+    spec = dict(spec, datasets={charts.ROW: _arrow_bytes(charts.row_data(shown, labels, highlight))})
+    draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
+
+
+def _overview_png(values: np.ndarray, kind: str):
+    """The overview as PNG bytes, encoded once: st.image would encode a 512 x 512 array on every rerun
+    (tens of ms each), and the same bytes are stored once by Streamlit's media manager for every session."""
+    image, blocks, value_range = matrix_images.overview(values, kind)
+    return png_bytes(image), blocks, value_range
+
+
+@functools.cache
+def _colour_bar_png(kind: str) -> bytes:
+    return png_bytes(colour.colour_bar(kind))
+
+
+def _arrow_bytes(records: list[dict]) -> bytes:
+    """Records as the Arrow stream Streamlit sends (straight from pyarrow: via pandas costs about 2 ms)."""
+    table = pa.Table.from_pylist(records)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _context(values: np.ndarray):
+    """Masked cells, log2 shares (float32) and the share range of a whole weights map."""
+    masked = colour.masked_cells(values)
+    shares = colour.shares(values, masked).astype(np.float32)
+    return masked, shares, colour.share_range(shares)
+
+
+# One zoomed map at a time per student, 5 MB each at 1,024 tokens: a few are plenty.
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _window_context(key: str, _values: np.ndarray):
+    return _context(_values)
+
+
+def _legend(kind: str, low: float, high: float) -> str:
+    """The colour bar's caption in plain words."""
+    if kind == "share":
+        return (f"colour: each weight against an even share of its query's visible keys (1/n), log scale: "
+                f"pale = {colour.times_even(low)} or less, dark = {colour.times_even(high)} or more "
+                "(this map's 2nd to 98th percentile); hatched grey = masked (future tokens)")
+    if kind == "weights":
+        return "colour: weight 0 (pale) … 1 (dark); hatched grey = masked (future tokens)"
+    return f"colour: {low:.4f} (blue) … 0 (white) … {high:.4f} (red); hatched grey = masked (−∞)"

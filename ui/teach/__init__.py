@@ -1,0 +1,1 @@
+"""Class mode: predict first, the chapter's exercises, the readers' questions."""
