@@ -1,43 +1,18 @@
 """Going further: the course's attention (T x T weights in memory) against PyTorch's fused kernels."""
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from attention_core.drawing import numbers
-from attention_core.lessons import efficiency
 import ui
 from attention_core.book.device import describe
+from attention_core.drawing import charts, numbers
+from attention_core.drawing.colour import METHOD_HEX
+from attention_core.lessons import efficiency
 
 CPU_SIZES, GPU_SIZES = efficiency.token_sizes(4096), efficiency.token_sizes(65536)
-COMPUTED = "(b, h, T, T) weights, computed"
-COLOURS = {efficiency.LABELS["course"]: "#dc2626", efficiency.LABELS["sdpa"]: "#1d4ed8",
-           efficiency.LABELS["flash"]: "#60a5fa", efficiency.LABELS["efficient"]: "#0d9488",
-           efficiency.LABELS["cudnn"]: "#7c3aed", efficiency.LABELS["math"]: "#f59e0b", COMPUTED: "#9ca3af"}
+COLOURS = {label: METHOD_HEX[method] for method, label in efficiency.LABELS.items()} | \
+    {efficiency.COMPUTED_LABEL: METHOD_HEX["computed"]}
 QUICK_SIZES, QUICK_REPEATS = (128, 256), 3  # measured on first load, so the screen opens with its charts
 BUDGET_S = {"cpu": 60.0}  # seconds per sweep; a GPU also stops at its memory (out of memory is caught)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def backends(device: str) -> list[str]:
-    return efficiency.available_backends(device)
-
-
-@st.cache_data(max_entries=128, show_spinner=False)
-def measure(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype="float32"):
-    return efficiency.measure_size(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype)
-
-
-def loglog(frame: pd.DataFrame, y: str, title: str, y_title: str) -> alt.Chart:
-    """Both axes logarithmic: a power law T^k is a straight line of slope k."""
-    shown = [label for label in COLOURS if label in set(frame["label"])]
-    colours = alt.Scale(domain=shown, range=[COLOURS[label] for label in shown])
-    return alt.Chart(frame).mark_line(point=True).encode(
-        x=alt.X("tokens:Q", scale=alt.Scale(type="log", base=2), title="sequence length T (tokens)",
-                axis=alt.Axis(values=sorted(frame["tokens"].unique().tolist()), format="d")),
-        y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
-        color=alt.Color("label:N", scale=colours, title=None, legend=alt.Legend(labelLimit=0)),
-        tooltip=["tokens:Q", "label:N", alt.Tooltip(f"{y}:Q", format=",.3f")],
-    ).properties(title=title, height=320)
 
 
 settings = ui.current()
@@ -51,7 +26,7 @@ st.markdown(
 )
 device = settings.device
 ui.device_badge(device, settings.device_note)
-found = backends(device)
+found = ui.efficiency_backends(device)
 st.caption("SDPA backends that run here (each tried on a small input): " + ", ".join(found) + ".")
 
 sizes = GPU_SIZES if device == "cuda" else CPU_SIZES
@@ -71,7 +46,7 @@ if st.button("Measure", type="primary", icon=":material/speed:", key="eff_run"):
     bar = st.progress(0.0, text="Starting…")
     methods = ("course", "sdpa", *found)
     rows, notes, used = efficiency.sweep(
-        lambda dev, t, m: measure(dev, batch, heads, head_dim, t, repeats, m),
+        lambda dev, t, m: ui.efficiency_measure(dev, batch, heads, head_dim, t, repeats, m),
         [t for t in sizes if t <= max_tokens], methods, device, BUDGET_S.get(device, 120.0),
         on_step=lambda fraction, text: bar.progress(min(fraction, 1.0), text=text))
     bar.empty()
@@ -80,7 +55,7 @@ if st.button("Measure", type="primary", icon=":material/speed:", key="eff_run"):
 
 last = st.session_state.get("eff_last")
 if last is None:  # first load: a quick measurement (two small sizes, one call each, cached for every visitor)
-    rows, notes, used = efficiency.sweep(lambda dev, t, m: measure(dev, batch, heads, head_dim, t, QUICK_REPEATS, m),
+    rows, notes, used = efficiency.sweep(lambda dev, t, m: ui.efficiency_measure(dev, batch, heads, head_dim, t, QUICK_REPEATS, m),
                                          QUICK_SIZES, ("course", "sdpa", *found), device)
     last = dict(rows=rows, notes=notes, device=used, batch=batch, heads=heads, head_dim=head_dim, repeats=QUICK_REPEATS)
     st.info(f"A quick first measurement: T = {QUICK_SIZES[0]} and {QUICK_SIZES[1]}, median of {QUICK_REPEATS} calls. Press **Measure** "
@@ -90,21 +65,16 @@ if last is not None:
     for message in last["notes"]:
         ui.note(message)
     frame = pd.DataFrame(last["rows"])
-    ok = frame[frame["status"] == "ok"].assign(ms=lambda f: f["seconds"] * 1e3, MB=lambda f: f["peak_bytes"] / 1e6)
+    times, memory = efficiency.measured_frames(last["rows"], last["batch"], last["heads"])
     st.caption(f"Measured on {describe(last['device'])}: batch {last['batch']}, {last['heads']} heads, head_dim "
                f"{last['head_dim']}, float32, median of {last['repeats']} after a warm-up.")
-    computed = pd.DataFrame({"tokens": sorted(frame["tokens"].unique())})
-    computed = computed.assign(label=COMPUTED,
-                               MB=[efficiency.weights_bytes(last["batch"], last["heads"], t) / 1e6
-                                   for t in computed["tokens"]])
-    memory = pd.concat([ok[["tokens", "label", "MB"]], computed], ignore_index=True)
     left, right = st.columns(2)
     with left:
-        ui.chart(loglog(ok, "ms", "Time per call", "milliseconds (log)"), "attention time per call",
-                 table=lambda: ok[["tokens", "label", "ms"]], width="stretch")
+        ui.chart(charts.loglog(times, "ms", "Time per call", "milliseconds (log)", COLOURS), "attention time per call",
+                 table=lambda: times, width="stretch")
     with right:
-        ui.chart(loglog(memory, "MB", "Peak memory of new tensors", "MB (log)"), "attention peak memory",
-                 table=lambda: memory, width="stretch")
+        ui.chart(charts.loglog(memory, "MB", "Peak memory of new tensors", "MB (log)", COLOURS),
+                 "attention peak memory", table=lambda: memory, width="stretch")
     how = ("`torch.cuda.max_memory_allocated()` during the call, minus what was allocated before it"
            if last["device"] == "cuda" else "the tensors PyTorch's operations create during the call, followed "
            "through its dispatcher, counting the most bytes alive at once (the inputs are not counted)")
@@ -112,30 +82,22 @@ if last is not None:
                "log-sum-exp per row: no T × T tensor at all.")
 
     st.subheader("What was measured")
-    both = ok.pivot_table(index="tokens", columns="method", values="seconds")
-    both = both.dropna(subset=["course", "sdpa"]) if {"course", "sdpa"} <= set(both.columns) else both.iloc[:0]
-    if len(both):
-        t = int(both.index.max())
-        peaks = ok[ok["tokens"] == t].set_index("method")["peak_bytes"]
-        growth = ""
-        if t // 2 in both.index:
-            growth = (f" From T = {t // 2:,} to {t:,} the course version's time grew × "
-                      f"{both.loc[t, 'course'] / both.loc[t // 2, 'course']:.1f} (× 4 is quadratic).")
+    if (found_at := efficiency.summary(last["rows"])) is not None:
+        t, growth = found_at["tokens"], found_at["growth_from_half"]
         st.markdown(
-            f"At T = {t:,} the fused kernel took **{both.loc[t, 'sdpa'] * 1e3:,.1f} ms** against the course "
-            f"version's **{both.loc[t, 'course'] * 1e3:,.1f} ms** ({both.loc[t, 'course'] / both.loc[t, 'sdpa']:.1f}× "
-            f"faster), and its new tensors peaked at {numbers.size_in_bytes(peaks['sdpa'])} against "
-            f"{numbers.size_in_bytes(peaks['course'])}.{growth}")
+            f"At T = {t:,} the fused kernel took **{found_at['sdpa_s'] * 1e3:,.1f} ms** against the course "
+            f"version's **{found_at['course_s'] * 1e3:,.1f} ms** ({found_at['course_s'] / found_at['sdpa_s']:.1f}× "
+            f"faster), and its new tensors peaked at {numbers.size_in_bytes(found_at['sdpa_bytes'])} against "
+            f"{numbers.size_in_bytes(found_at['course_bytes'])}."
+            + (f" From T = {t // 2:,} to {t:,} the course version's time grew × {growth:.1f} (× 4 is quadratic)."
+               if growth else ""))
     st.subheader("Do they agree?")
-    checked = frame.dropna(subset=["max_abs_diff"])
-    if len(checked):
-        worst = checked["max_abs_diff"].max()
+    worst, differences = efficiency.agreement_table(last["rows"])
+    if worst is not None:
         verdict = "all within" if worst <= efficiency.TOLERANCE else "**not all** within"
         st.markdown(f"Largest |course − fused| over every output value: **{worst:.1e}**, {verdict} "
                     f"{efficiency.TOLERANCE:g} (float32).")
-        table = checked.assign(diff=[f"{d:.1e} {'✓' if d <= efficiency.TOLERANCE else '✗'}"
-                                     for d in checked["max_abs_diff"]])
-        st.dataframe(table.pivot(index="tokens", columns="label", values="diff"), width="content")
+        st.dataframe(differences, width="content")
     else:
         st.markdown("No size had both the course version and a fused kernel, so nothing was compared.")
     with st.expander("Every measurement", icon=":material/table:"):

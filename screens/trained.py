@@ -2,9 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core.drawing import charts
-from attention_core.models import head_scores, toy_tasks
 import ui
+from attention_core.drawing.training_charts import probe_labels
+from attention_core.models import head_scores, toy_tasks
 from attention_core.models.head_scores import MEANINGS, SCORE_NAMES
 from attention_core.models.toy_tasks import TASKS, to_text
 from attention_core.models.training import AttentionOnlyTransformer
@@ -35,9 +35,8 @@ def trained_view():
     shown = ui.control(st.select_slider, "Training step", "step", options=options,
                        format_func=lambda s: f"{steps[-1] if s == -1 else s:,}")
     step = steps[-1] if shown == -1 else shown
-    ui.cached_chart(("curves", task, step), lambda: charts.training_curves(
-        ui.history_frame(run.history), step, "loss and accuracy of the training batches"), "training curves",
-        width="content")
+    ui.curves(run.history, "training curves", step, "loss and accuracy of the training batches",
+              key=("curves", task, step))
     window = [a for s, a in zip(run.history["step"], run.history["accuracy"]) if step - 50 < s <= step]
     cols = st.columns(3)
     cols[0].metric("step", f"{step:,} of {steps[-1]:,}")
@@ -52,13 +51,11 @@ def trained_view():
         st.caption("A typed probe is read by the final model; the training-step slider scrubs the recorded probe.")
     else:
         weights = run.snapshots[step].float()
-    labels = [f"{i + 1} {spec.symbols[t]}" for i, t in enumerate(ids.tolist())]
+    labels = probe_labels(spec.symbols, ids)
     if task == "repeat":
         _show_repeat(ids)
     st.subheader(f"Every head on the probe {'(final model)' if typed else f'at step {step:,}'}")
-    # Same spec for every step, new data: the browser keeps its Vega view and swaps the data (quick).
-    st.vega_lite_chart(charts.head_grid_frame(weights, labels), spec=_grid_spec(tuple(labels), L, H, ui.font_scale()),
-                       width="content")
+    ui.head_grid(weights, labels, f"every head of the {task} model")
     st.caption("Rows: layers; columns: heads. Each map: query (row) → key (column), darker = more weight.")
 
     scores = head_scores.scores_of(list(weights.unsqueeze(1)), task, ids[None])
@@ -66,36 +63,15 @@ def trained_view():
     if not ui.predict_first("trained", settings, round_of=(task, 0, 0), task=task, ablated=ablated,
                             accuracy=ablated_all, induction=scores.get("induction")):
         return
-    rows = []
-    for l in range(L):
-        for h in range(H):
-            row = {"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(float(v[l, h]), 2) for k, v in scores.items()}
-            row["accuracy with it off (final model)"] = round(ablated[l][h], 3)
-            rows.append(row)
     st.subheader("What each head does, in numbers")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="content")
+    st.dataframe(pd.DataFrame(head_scores.score_table(scores, ablated)), hide_index=True, width="content")
     st.markdown("\n".join(f"- **{SCORE_NAMES[k]} score**: {MEANINGS[k]}." for k in scores))
     st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 256 sequences) with every head on: "
                f"{ablated_all:.3f}.")
 
     with st.container():  # one block: a slide shows the heading, the pickers and the map together
         st.subheader("Look closer: one head")
-        layer_0, head_0, kind, strength = head_scores.strongest_head(ui.batch_scores(task), task)
-        opened = f"look-closer-opened:{task}"
-        if opened not in st.session_state:  # a first look at a task opens on its most striking head, not on 1.1
-            st.session_state[opened] = True
-            if ui.value("layer") == 1 and ui.value("head") == 1:  # unless the URL or the student picked one
-                ui.set_value("layer", layer_0 + 1)
-                ui.set_value("head", head_0 + 1)
-        name = SCORE_NAMES[kind]
-        st.caption(f"Head {layer_0 + 1}.{head_0 + 1} is this model's strongest {name} head ({name} score "
-                   f"{strength:.2f} on a fresh batch of 256 sequences); the screen opens on it.")
-        ui.clamp("layer", low=1, high=L, fallback_note=f"Layer {{old}} does not exist ({L} layers); showing layer {{new}}.")
-        ui.clamp("head", low=1, high=H, fallback_note=f"Head {{old}} does not exist ({H} heads); showing head {{new}}.")
-        left, right = st.columns(2)
-        layer = ui.control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, L + 1))) \
-            if L > 1 else 1
-        head = ui.control(right.select_slider, "head", "head", options=list(range(1, H + 1)))
+        layer, head = ui.look_closer_pickers(task, L, H)
         ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
                        row_labels=labels, col_labels=labels)
 
@@ -163,27 +139,17 @@ def train_yourself():
                  "This run stopped because nobody watched it for 20 s. Press **Train** to start it again.")
         return
     st.progress(1.0, text=f"done: {job.steps:,} steps")
-    st.vega_lite_chart(charts.to_spec(charts.training_curves(ui.history_frame(job.result.history))),
-                       width="content")
+    ui.curves(job.result.history, "training curves (your run)", key=("your curves",) + key)
     st.metric("accuracy on a fresh batch", f"{job.accuracy:.3f}")
-    mine = job.result.snapshots[max(job.result.snapshots)].float()
-    labels = [f"{i + 1} {spec.symbols[t]}" for i, t in enumerate(job.result.probe.tolist())]
-    st.vega_lite_chart(charts.head_grid_frame(mine, labels), spec=_grid_spec(tuple(labels), layers, heads),
-                       width="content")
-    st.dataframe(pd.DataFrame([{"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(v[l][h], 2)
-                                                              for k, v in job.scores.items()}
-                               for l in range(layers) for h in range(heads)]), hide_index=True, width="content")
+    ui.head_grid(job.result.snapshots[max(job.result.snapshots)].float(),
+                 probe_labels(spec.symbols, job.result.probe), "every head of your model")
+    st.dataframe(pd.DataFrame(head_scores.score_table(job.scores)), hide_index=True, width="content")
     if task == "repeat" and layers == 1:
         st.info("**Why one layer fails at repeat.** An induction head must find *the token after an earlier copy "
                 "of the current token*. Its key has to carry \"the token before me\", and only a head in an earlier "
                 "layer can move that into a position. With one layer every key knows only its own token and "
                 "position, so the model can at best guess from token frequencies. Two layers make the circuit: a "
                 "previous-token head in layer 1, an induction head in layer 2.", icon=":material/lightbulb:")
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _grid_spec(labels: tuple, layers: int, heads: int, font_scale: float = 1.0) -> dict:
-    return charts.head_grid_spec(list(labels), layers, heads, font_scale)
 
 
 trained_view()

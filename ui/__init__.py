@@ -3,7 +3,8 @@
 Data flows one way: URL -> session state -> widgets -> cached calls into attention_core -> charts.
 Pages use `from attention_core import ui` and the names below.
 """
-from ui.cache import (causal, dropout_convergence, exercise_3_1, heads, mha_agreement, projection,
+from ui.cache import (causal, dropout_convergence, efficiency_backends, efficiency_measure, exercise_3_1, heads,
+                      mha_agreement, projection,
                                      why_scaling_histogram, why_scaling_sweep)
 from ui.controls import heads_picker, key_picker, query_picker
 from ui.checks import agreement, checked, pitfall, pitfalls_toggle
@@ -11,6 +12,7 @@ from ui.draw.code import show_code
 from ui.display import device_badge, explain, table, table_height
 from ui.draw.heatmaps import show_matrix, show_row, zoom_view
 from ui.draw.dropout_view import show_dropout_rows, show_where_dropped
+from ui.draw.training import curves, head_grid
 from ui.draw.vega import cached_chart, chart, font_scale
 from ui.draw.export import new_run
 from ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
@@ -18,7 +20,7 @@ from ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
 from ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers,
                                           gpt2_model,
                                           gpt2_sentence_input, gpt2_source, gpt2_tokens)
-from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, history_frame,
+from ui.trained_models import (look_closer_pickers, ablation, accuracy_with_off, batch_scores, heads_off_picker,
                                       job_progress, probe_ids, probe_weights, trained_heads, trained_model,
                                       trained_run, training_job, training_step_options)
 from ui.public import public_mode
@@ -30,13 +32,13 @@ from ui.state import clamp, control, fragment, init_state, note, set_value, sync
 from attention_core.drawing.text import dot_product_latex, md_escape, short
 
 __all__ = [
-    "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
+    "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table", "table_height",
     "show_dropout_rows", "show_where_dropped",
     "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "reader_questions",
-    "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "history_frame", "probe_ids",
+    "curves", "head_grid", "look_closer_pickers", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core.lessons import agreement, experiments, traces
+from attention_core.lessons import agreement, efficiency, experiments, traces
 from ui.byte_cache import byte_cache
 from ui.settings import Settings
 
@@ -92,3 +92,15 @@ def why_scaling_sweep(samples: int, tokens: int, seed: int) -> pd.DataFrame:
 def why_scaling_histogram(d_k: int, samples: int, tokens: int, seed: int) -> pd.DataFrame:
     """experiments.histogram at one d_k as a table of bars."""
     return pd.DataFrame(experiments.histogram(d_k, samples, tokens, seed))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def efficiency_backends(device: str) -> list[str]:
+    """The SDPA backends that run on this device (each tried once on a small input)."""
+    return efficiency.available_backends(device)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def efficiency_measure(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype="float32"):
+    """One size of the efficiency sweep, measured once per server for identical settings."""
+    return efficiency.measure_size(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype)

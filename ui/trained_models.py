@@ -7,7 +7,6 @@ watches the same run.
 """
 import dataclasses
 
-import pandas as pd
 import streamlit as st
 import torch
 
@@ -17,7 +16,8 @@ from attention_core.lessons.presets import PUBLIC_TRAIN_LAYER_STEPS
 from ui import jobs
 from ui.public import public_mode
 from attention_core.models.toy_tasks import TASKS, from_text
-from ui.state import KEEP, note, value
+from ui.draw.training import curves
+from ui.state import KEEP, clamp, control, note, set_value, value
 
 
 SCREEN_BATCH = 256  # sequences per accuracy on the screen: about 1,800 counted tokens, quick to open
@@ -90,15 +90,6 @@ def heads_off_picker(layers: int, heads: int) -> list[tuple[int, int]]:
     return [tuple(int(p) - 1 for p in n.split(".")) for n in picked]
 
 
-def history_frame(history: dict, every: int = 10) -> pd.DataFrame:
-    """Loss and accuracy for a line chart, averaged over windows of `every` steps (less noise, fewer points)."""
-    frame = pd.DataFrame(history)
-    if frame.empty:
-        return pd.DataFrame(columns=["step", "measure", "value"])
-    frame = frame.groupby((frame["step"] - 1) // every).agg({"step": "max", "loss": "mean", "accuracy": "mean"})
-    return frame.melt(id_vars="step", var_name="measure", value_name="value")
-
-
 _POOL: list = []  # this server process's training pool, made on first use
 
 
@@ -147,7 +138,7 @@ def job_progress(job: jobs.Job) -> None:
                                   "server); it starts by itself")
             return
         st.progress(job.step / job.steps, text=f"step {job.step:,} of {job.steps:,}")
-        st.vega_lite_chart(charts.to_spec(charts.training_curves(history_frame(job.history, 1))), width="content")
+        curves(job.history, "training curves (live)", every=1)
     poll()
 
 
@@ -171,3 +162,26 @@ def trained_heads(settings, layer: int, task: str = "repeat"):
     shown = dataclasses.replace(settings, x=record["inputs"][0], inputs_id=("trained", task, layer), tokens=tokens,
                                 labels=charts.axis_labels(tokens), d_out=d)
     return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": d * d + d}
+
+
+def look_closer_pickers(task: str, layers: int, heads: int) -> tuple[int, int]:
+    """The layer and head pickers of Look closer (1-based values), opening on the task's strongest head.
+
+    A first look at a task opens on its most striking head, not on 1.1, unless the URL or the student
+    already picked one. Says in a caption which head that is and why."""
+    layer_0, head_0, kind, strength = head_scores.strongest_head(batch_scores(task), task)
+    opened = f"look-closer-opened:{task}"
+    if opened not in st.session_state:
+        st.session_state[opened] = True
+        if value("layer") == 1 and value("head") == 1:
+            set_value("layer", layer_0 + 1)
+            set_value("head", head_0 + 1)
+    name = head_scores.SCORE_NAMES[kind]
+    st.caption(f"Head {layer_0 + 1}.{head_0 + 1} is this model's strongest {name} head ({name} score "
+               f"{strength:.2f} on a fresh batch of 256 sequences); the screen opens on it.")
+    clamp("layer", low=1, high=layers, fallback_note=f"Layer {{old}} does not exist ({layers} layers); showing layer {{new}}.")
+    clamp("head", low=1, high=heads, fallback_note=f"Head {{old}} does not exist ({heads} heads); showing head {{new}}.")
+    left, right = st.columns(2)
+    layer = control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, layers + 1))) \
+        if layers > 1 else 1
+    return layer, control(right.select_slider, "head", "head", options=list(range(1, heads + 1)))

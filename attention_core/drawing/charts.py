@@ -280,55 +280,15 @@ def _pair_scale(values) -> alt.Scale:
     return alt.Undefined
 
 
-# --- What heads learn (screens/trained.py) --------------------------------------------------------
-
-def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6, font_scale: float = 1.0) -> alt.FacetChart:
-    """Every head's weights at once: one small map per head, a row of maps per layer.
-
-    The data (columns layer, head, query, key, weight) is left out: pass it to st.vega_lite_chart
-    as `data`, so that scrubbing the training step sends new data to the same Vega view (cheap)
-    instead of a new spec.
-    """
-    # Presenter mode: labels that read on a projector, cells a third larger (four maps still fit a row).
-    labels_px, titles_px, cell = 8 * font_scale, 11 * font_scale, round(cell * min(font_scale, 4 / 3))
-    x = alt.X("key:N", sort=labels, title="key",
-              axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px, labelAngle=-90))
-    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px))
-    rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
-        x=x, y=y, color=alt.Color("weight:Q", scale=SCALES["weights"], title="weight"),
-        tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
-    size = alt.Step(cell)
-    return rect.properties(width=size, height=size).facet(
-        row=alt.Row("layer:N", title=None, header=alt.Header(labelExpr="'layer ' + datum.value", labelFontSize=titles_px)),
-        column=alt.Column("head:N", title=None, header=alt.Header(labelExpr="'head ' + datum.value", labelFontSize=titles_px)),
-        spacing=8)
-
-
-def head_grid_spec(labels: list[str], layers: int, heads: int, font_scale: float = 1.0) -> dict:
-    """head_grid as a Vega-Lite dict without data: st.vega_lite_chart(frame, spec=...) supplies it."""
-    spec = to_spec(head_grid(labels, layers, heads, font_scale=font_scale))
-    spec.pop("data", None)
-    return spec
-
-
-def head_grid_frame(weights, labels: list[str]) -> pd.DataFrame:
-    """(layers, heads, T, T) weights as the long table head_grid draws (future cells left out)."""
-    values = np.asarray(weights, dtype=np.float32)
-    L, H, T, _ = values.shape
-    layer, head, query, key = np.meshgrid(np.arange(L), np.arange(H), np.arange(T), np.arange(T), indexing="ij")
-    seen = (key <= query).ravel()
-    names = np.asarray(labels[:T], dtype=object)
-    return pd.DataFrame({"layer": (layer.ravel() + 1)[seen], "head": (head.ravel() + 1)[seen],
-                         "query": names[query.ravel()[seen]], "key": names[key.ravel()[seen]],
-                         "weight": values.ravel()[seen]})
-
-
-def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "") -> alt.FacetChart:
-    """Loss and accuracy against the training step, side by side (frame: step, measure, value),
-    with a rule at `step`."""
-    base = alt.Chart(frame)
-    lines = base.mark_line().encode(x=alt.X("step:Q", title="training step"), y=alt.Y("value:Q", title=None),
-                                    color=alt.Color("measure:N", legend=None))
-    marker = base.mark_rule(color="#f59e0b", strokeWidth=2).encode(x=alt.datum(-1 if step is None else step))
-    return alt.layer(lines, marker).properties(width=340, height=160).facet(
-        column=alt.Column("measure:N", title=title or None)).resolve_scale(y="independent")
+def loglog(frame: pd.DataFrame, y: str, title: str, y_title: str, colours: dict[str, str]) -> alt.Chart:
+    """Lines over sequence length, both axes logarithmic: a power law T^k is a straight line of slope k.
+    frame: tokens, label, y; colours: label -> colour, in legend order (labels absent from frame are left out)."""
+    shown = [label for label in colours if label in set(frame["label"])]
+    scale = alt.Scale(domain=shown, range=[colours[label] for label in shown])
+    return alt.Chart(frame).mark_line(point=True).encode(
+        x=alt.X("tokens:Q", scale=alt.Scale(type="log", base=2), title="sequence length T (tokens)",
+                axis=alt.Axis(values=sorted(frame["tokens"].unique().tolist()), format="d")),
+        y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
+        color=alt.Color("label:N", scale=scale, title=None, legend=alt.Legend(labelLimit=0)),
+        tooltip=["tokens:Q", "label:N", alt.Tooltip(f"{y}:Q", format=",.3f")],
+    ).properties(title=title, height=320)

@@ -21,6 +21,9 @@ SHARES_HEX = ["#ffffd9", "#c7e9b4", "#41b6c4", "#225ea8", "#081d58"]
 MASKED_RGB = (156, 163, 175)  # grey, hatched with MASKED_STRIPE in images
 MASKED_STRIPE = (229, 231, 235)
 MASKED_HEX = "#9ca3af"
+# The efficiency plots: one colour per attention method, the same on every chart (red: the course's T×T way).
+METHOD_HEX = {"course": "#dc2626", "sdpa": "#1d4ed8", "flash": "#60a5fa", "efficient": "#0d9488",
+              "cudnn": "#7c3aed", "math": "#f59e0b", "computed": MASKED_HEX}
 
 
 def weight_scale(mode: str, tokens: int) -> str:

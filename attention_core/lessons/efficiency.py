@@ -12,6 +12,7 @@ import time
 import warnings
 import weakref
 
+import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -275,3 +276,44 @@ def sweep(measure, sizes, methods, device: str, time_budget_s: float | None = No
     if on_step:
         on_step(1.0, "Done.")
     return rows, notes, device
+
+
+# --- what a sweep says ---------------------------------------------------------------------------
+
+COMPUTED_LABEL = "(b, h, T, T) weights, computed"  # the memory plot's reference line: one weights tensor
+
+
+def measured_frames(rows: list[dict], batch: int, heads: int):
+    """(time, memory) tables of a sweep's successful rows: tokens, label, ms; tokens, label, MB, with the
+    computed size of one (b, h, T, T) float32 weights tensor as a reference line in memory."""
+    frame = pd.DataFrame(rows)
+    ok = frame[frame["status"] == "ok"].assign(ms=lambda f: f["seconds"] * 1e3, MB=lambda f: f["peak_bytes"] / 1e6)
+    sizes = sorted(frame["tokens"].unique())
+    computed = pd.DataFrame({"tokens": sizes, "label": COMPUTED_LABEL,
+                             "MB": [weights_bytes(batch, heads, t) / 1e6 for t in sizes]})
+    return ok[["tokens", "label", "ms"]], pd.concat([ok[["tokens", "label", "MB"]], computed], ignore_index=True)
+
+
+def summary(rows: list[dict]) -> dict | None:
+    """At the largest T where both ran: the course's and the fused kernel's seconds and peak bytes, and how
+    the course's time grew from T/2 (None where no size has both)."""
+    ok = pd.DataFrame(rows).query("status == 'ok'")
+    both = ok.pivot_table(index="tokens", columns="method", values="seconds")
+    if not {"course", "sdpa"} <= set(both.columns) or both.dropna(subset=["course", "sdpa"]).empty:
+        return None
+    both = both.dropna(subset=["course", "sdpa"])
+    t = int(both.index.max())
+    peaks = ok[ok["tokens"] == t].set_index("method")["peak_bytes"]
+    growth = both.loc[t, "course"] / both.loc[t // 2, "course"] if t // 2 in both.index else None
+    return {"tokens": t, "course_s": float(both.loc[t, "course"]), "sdpa_s": float(both.loc[t, "sdpa"]),
+            "course_bytes": int(peaks["course"]), "sdpa_bytes": int(peaks["sdpa"]), "growth_from_half": growth}
+
+
+def agreement_table(rows: list[dict]):
+    """(largest |course − fused| of the sweep or None, a tokens × label table of each difference with ✓/✗)."""
+    checked = pd.DataFrame(rows).dropna(subset=["max_abs_diff"])
+    if checked.empty:
+        return None, None
+    marks = [f"{d:.1e} {'✓' if d <= TOLERANCE else '✗'}" for d in checked["max_abs_diff"]]
+    return float(checked["max_abs_diff"].max()), checked.assign(diff=marks).pivot(index="tokens", columns="label",
+                                                                                   values="diff")

@@ -148,3 +148,18 @@ def ablation(model, task: str, batch_size: int = 512, seed: int = EVAL_SEED) -> 
     layers, heads = len(model.attention_modules), model.attention_modules[0].num_heads
     return torch.tensor([[accuracy(with_heads_off(model, [(l, h)]), task, batch_size, seed) for h in range(heads)]
                          for l in range(layers)])
+
+
+def score_table(scores: dict, ablated=None) -> list[dict]:
+    """One row per head ("layer.head"): each score to 2 decimals, and with `ablated` ((layers, heads) nested
+    lists) the final model's accuracy with that head off alone."""
+    first = next(iter(scores.values()))
+    layers, heads = len(first), len(first[0])
+    rows = []
+    for l in range(layers):
+        for h in range(heads):
+            row = {"head": f"{l + 1}.{h + 1}"} | {SCORE_NAMES[k]: round(float(v[l][h]), 2) for k, v in scores.items()}
+            if ablated is not None:
+                row["accuracy with it off (final model)"] = round(ablated[l][h], 3)
+            rows.append(row)
+    return rows

@@ -98,13 +98,16 @@ def cached_image(key: tuple, build):
     return _image(key, build)
 
 
-def draw_spec(spec: dict, name: str, table=None, **kwargs):
-    """A ready Vega-Lite dict on screen, with its download buttons.
+def draw_spec(spec: dict, name: str, table=None, data=None, **kwargs):
+    """A ready Vega-Lite dict on screen, with its download buttons: the one place a chart is drawn.
 
     st.vega_lite_chart with a dict skips Streamlit's Altair conversion, which validates the chart
-    again and holds a process-wide lock: with a class of users that lock is a queue.
+    again and holds a process-wide lock: with a class of users that lock is a queue. data: a table
+    for a spec that holds none (the same spec with new data keeps the browser's Vega view).
     """
-    event = st.vega_lite_chart(spec=spec, **kwargs)
+    event = st.vega_lite_chart(data, spec=spec, **kwargs)
+    if data is not None and this_run().downloads:  # a PNG or SVG needs the data inside the spec
+        spec = dict(spec, data={"values": data.to_dict("records")})
     download_buttons(name, spec=spec, table=table)
     return event
 
