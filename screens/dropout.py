@@ -64,8 +64,8 @@ def screen():
     factor = ("× 1 (dropout off)" if not train else "none: all dropped" if p >= 1 else f"× {1 / (1 - p):.4f}")
     cols = st.columns(3)
     cols[0].metric("Scale factor 1 / (1 − p)", factor)
-    cols[1].metric("Visible weights dropped", f"{n_dropped} of {n_visible}")
-    cols[2].metric("Future cells (causal mask, already 0)", num_tokens * num_tokens - n_visible)
+    cols[1].metric("Visible weights dropped", f"{n_dropped:,} of {n_visible:,}")
+    cols[2].metric("Future cells (causal mask, already 0)", f"{num_tokens * num_tokens - n_visible:,}")
 
     left, right = st.columns([3, 2])
     with left:

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core import agreement, lesson, pitfalls, stages, ui
+from attention_core import agreement, claims, initialisation, lesson, pitfalls, stages, ui
 from attention_core.inputs import MAX_D_IN, MAX_TOKENS
 from attention_core.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 
@@ -71,6 +71,8 @@ def screen():
         h = trained_h if trained else ui.heads(settings, num_heads, T)
         mha, wrapper = h["mha"], h["wrapper"]
         ui.device_badge(h["device"], h["note"] or settings.device_note)
+        if not trained:
+            st.caption(initialisation.weights_line("mha", settings.seed_for("heads"), True))
 
         st.subheader("What each head attends to")
         shown = min(num_heads, MAX_DRAWN)
@@ -113,7 +115,8 @@ def screen():
         st.latex(rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
                                                               for i, p in enumerate(parts))
                  + (r"\ \big|\ \dots" if num_heads > 4 else "") + r"\,]")
-        st.caption(f"The query of token {q + 1}, cut into heads: head i gets columns (i−1)·{head_dim}+1 … i·{head_dim}.")
+        columns = "column i" if head_dim == 1 else f"columns (i−1)·{head_dim}+1 … i·{head_dim}"
+        st.caption(f"The query of token {q + 1}, cut into heads: head i gets {columns}.")
         if num_heads > 1 and T > 1:
             wrong = stages.merge_heads(mha["queries"]).view(1, num_heads, T, head_dim)  # the pitfall: no transpose
             st.caption(f"Pitfall: `queries.view(b, h, T, head_dim)` without the transpose has the same shape but hands "
@@ -155,7 +158,8 @@ def screen():
             ui.table(mha[key], key, settings.labels, settings.labels if key == "attn_weights" else None)
 
         st.subheader("out_proj: mixing the heads")
-        st.markdown(f"After `merge_heads`, each block of {head_dim} columns still holds one head's result only. "
+        block = "each column" if head_dim == 1 else f"each block of {head_dim} columns"
+        st.markdown(f"After `merge_heads`, {block} still holds one head's result only. "
                     f"`out_proj` is an `nn.Linear({d_out}, {d_out})`, so every output column draws on all heads: "
                     f"{d_out} × {d_out} weights + {d_out} biases = **{h['out_proj_params']:,} parameters**.")
         left, right = st.columns(2)
@@ -179,10 +183,11 @@ def screen():
                "out_proj, whatever num_heads is. The context length adds no parameters (only the mask buffer).")
 
     ui.show_code(MultiHeadAttentionWrapper, MultiHeadAttention, stages.split_heads, stages.merge_heads)
+    differ = "" if h is None else " " + claims.heads_claim(ui.checked(claims.head_distance, h["mha"]["attn_weights"][0]),
+                                                           num_heads, trained)
     ui.explain(
-        "**Why several heads?** Each head has its own query and key subspace, so one head can track, say, the "
-        "previous word while another follows the subject of the sentence; the heatmaps above differ for that reason "
-        "(here with untrained, random weights). **Why the weight split?** The wrapper runs h separate modules, h "
+        "**Why several heads?** Each head has its own query and key subspace, so after training one head can track, "
+        f"say, the previous word while another follows the subject of the sentence.{differ} **Why the weight split?** The wrapper runs h separate modules, h "
         "projections and h attention passes in a Python loop. `MultiHeadAttention` does one matrix product per Q, K "
         "and V and one batched attention over a head axis, which the GPU runs in parallel. With head_dim = d_out / h "
         "it also keeps the total size, and the cost, of a single head of width d_out."

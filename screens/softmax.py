@@ -4,7 +4,8 @@ import math
 import streamlit as st
 import torch
 
-from attention_core import agreement, charts, numbers, pitfalls, stages, ui
+from attention_core import agreement, charts, claims, experiments, initialisation, numbers, pitfalls, stages, ui
+from attention_core.numbers import short
 
 POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
 CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves
@@ -60,16 +61,25 @@ def screen():
     # --- B: scaling the trainable scores --------------------------------------------------------------
     d_k = record["keys"].shape[-1]
     st.header(f"Scaling q · k by √d_k (SelfAttention_v1, d_k = {d_k})")
+    st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(ui.value("input")))
+               + f" d_k = keys.shape[-1] = d_out = {d_k}.")
     scores = record["attn_scores"]  # (T, T)
+    unscaled_weights = stages.softmax(scores)  # (T, T)
     used_scores = record["scaled_scores"] if scale else scores
-    weights = record["attn_weights"] if scale else stages.softmax(scores)
-    title = f"softmax(ω / √{d_k})" if scale else "softmax(ω), unscaled"
-    left, right = st.columns([3, 2])
-    with left:
-        ui.show_matrix(weights, settings, "weights", title, selected_row=q, selected_cell=(q, k),
-                       zoom=True, clickable=True)
-    with right:
-        ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
+    weights = record["attn_weights"] if scale else unscaled_weights
+    both = [(f"softmax(ω / √{d_k})", record["attn_weights"], scale), ("softmax(ω), unscaled", unscaled_weights, not scale)]
+    for column, (title, matrix, picked) in zip(st.columns(2), both):
+        with column:  # one zoom window per screen: the toggled map's
+            ui.show_matrix(matrix, settings, "weights", title, selected_row=q, selected_cell=(q, k), zoom=picked,
+                           clickable=True)
+    sharp = {title: ui.checked(experiments.sharpness, matrix) for title, matrix, _ in both}
+    for column, (title, metric) in zip(st.columns(4), [(t, m) for m in ("largest weight", "entropy ÷ uniform")
+                                                       for t in sharp]):
+        column.metric(f"{metric} · {title}", short(sharp[title][metric]),
+                      help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
+                           "1 and 0 for a one-hot.")
+    ui.show_row(weights, settings, f"weights α of the selected query ({'scaled' if scale else 'unscaled'})", "weights",
+                highlight=k, row=q)
 
     s_row = used_scores[q].double()
     shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0
@@ -84,9 +94,10 @@ def screen():
              rf" = \frac{{{numbers.latex(float(terms[k]))}}}{{{numbers.latex(float(terms.sum()))}}} = {float(weights[q, k]):.4f}")
     if shift:
         st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
-                   f"({numbers.latex(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
-    st.caption(f"ω = q · k with W_q, W_k from `torch.manual_seed({settings.seed_for('softmax')})` and SelfAttention_v1 "
-               f"(torch.rand weights); d_k = keys.shape[-1] = d_out = {d_k}.")
+                   f"({numbers.plain(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
+    st.markdown("Why not the book's `torch.rand` weights at every size? All-positive inputs and weights make every "
+                "score large and positive, and softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
+                "measures it (section 5).")
 
     st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
     precedence = pitfalls.precedence(scores[q], d_k)  # the bug from the notes, computed next to the fix
@@ -95,7 +106,7 @@ def screen():
             f"torch.softmax(attn_scores_{q + 1} / d_k*0.5, dim=-1)   # bug: / {d_k} * 0.5\n"
             f"# -> [{numbers.listing(precedence['wrong'])}]", language="python")
     st.markdown(f"Python reads `/ d_k*0.5` as `(ω / d_k) · 0.5`, a division by {2 * d_k} rather than √{d_k}. "
-                "The bug still produces weights that sum to 1, so nothing crashes: they are just flatter than intended.")
+                + claims.precedence_claim(precedence["right"], precedence["wrong"]))
 
     # --- C: why sqrt(d_k) -------------------------------------------------------------------------------
     st.header("Why √d_k: softmax sharpens as d_k grows")
@@ -148,9 +159,15 @@ def screen():
     ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
 
     # --- checks and mistakes ------------------------------------------------------------------------
-    ui.agreement([("scaled context vectors vs F.scaled_dot_product_attention", ui.checked(agreement.unmasked_vs_sdpa, record, True)),
-                  ("naive exp/sum vs torch.softmax (book scores)",
-                   stages.max_abs_diff(stages.softmax_naive(simple["attn_scores"]), stages.softmax(simple["attn_scores"])))])
+    naive = stages.softmax_naive(simple["attn_scores"])  # (T, T): overflows on large x · x
+    checks = [("scaled context vectors vs F.scaled_dot_product_attention", ui.checked(agreement.unmasked_vs_sdpa, record, True))]
+    overflow = claims.overflow_claim(naive)
+    if overflow is None:
+        checks.append(("naive exp/sum vs torch.softmax (x · x scores)",
+                       stages.max_abs_diff(naive, stages.softmax(simple["attn_scores"]))))
+    ui.agreement(checks)
+    if overflow:
+        st.caption(overflow)
     if ui.pitfalls_toggle():
         wrong_dim = pitfalls.softmax_wrong_dim(scores)
         ui.pitfall("Softmax over the wrong dimension", "torch.softmax(attn_scores, dim=0)",

@@ -4,7 +4,7 @@ Data flows one way: URL -> session state -> widgets -> cached calls into attenti
 Pages use `from attention_core import ui` and the names below.
 """
 from attention_core.ui.cache import (causal, dropout_convergence, exercise_3_1, heads, mha_agreement, projection,
-                                     why_scaling_histogram, why_scaling_sweep)
+                                     saturation, why_scaling_histogram, why_scaling_sweep)
 from attention_core.ui.controls import heads_picker, key_picker, query_picker
 from attention_core.ui.checks import agreement, checked, pitfall, pitfalls_toggle
 from attention_core.ui.code import show_code
@@ -28,7 +28,7 @@ from attention_core.ui.state import clamp, control, fragment, init_state, note, 
 from attention_core.ui.text import dot_product_latex, md_escape, short
 
 __all__ = [
-    "why_scaling_histogram", "why_scaling_sweep", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
+    "why_scaling_histogram", "why_scaling_sweep", "saturation", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table",
     "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",

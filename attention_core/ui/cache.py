@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core import agreement, experiments, lesson
+from attention_core import agreement, experiments, initialisation, lesson
 from attention_core.ui.byte_cache import byte_cache
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import value
@@ -28,7 +28,8 @@ def input_key():
 
 @byte_cache(max_mb=80, spinner="Computing…")
 def _projection(x_key, which, d_out, seed, device):
-    return lesson.projection_trace(cached_inputs(*x_key).x, which, d_out, seed, device)
+    book = initialisation.book_weights(x_key[0])  # x_key[0]: the kind of input
+    return lesson.projection_trace(cached_inputs(*x_key).x, which, d_out, seed, device, book)
 
 
 def projection(settings: Settings, which: str, stage: str):
@@ -94,3 +95,9 @@ def why_scaling_sweep(samples: int, tokens: int, seed: int) -> pd.DataFrame:
 def why_scaling_histogram(d_k: int, samples: int, tokens: int, seed: int) -> pd.DataFrame:
     """experiments.histogram at one d_k as a table of bars."""
     return pd.DataFrame(experiments.histogram(d_k, samples, tokens, seed))
+
+
+@st.cache_data(max_entries=4, show_spinner="Running the experiment…")
+def saturation(seed: int) -> pd.DataFrame:
+    """experiments.saturation at GPT-2 small's width: one row per (inputs, weights) setup."""
+    return pd.DataFrame(experiments.saturation(seed=seed))
