@@ -43,7 +43,8 @@ def head_distance(weights: torch.Tensor) -> float:
 
 
 def heads_claim(distance: float, heads: int, trained: bool) -> str:
-    """Whether the heatmaps of the heads really differ, given their head_distance, as a sentence."""
+    """Whether the heatmaps of the heads really differ, given their head_distance, as a sentence.
+    Random heads that differ do so by chance, not "for that reason": they have learned no role yet."""
     if heads < 2:
         return "With one head there is nothing to compare."
     measured = (f"on average two heads here spread a query's weight differently by {short(distance)} "
@@ -52,7 +53,10 @@ def heads_claim(distance: float, heads: int, trained: bool) -> str:
         return (f"The maps above are nearly the same: {measured}. "
                 + ("" if trained else "With untrained, random weights every head mixes its keys almost evenly; "
                    "the differences appear with training (see *What heads learn*)."))
-    return f"The maps above differ for that reason: {measured}."
+    if trained:
+        return f"The maps above differ for that reason: {measured}."
+    return (f"The maps above differ, {measured}, but only by chance: with untrained, random weights no head has "
+            "learned a role yet (see *What heads learn* for heads that have).")
 
 
 def overflow_claim(naive: torch.Tensor) -> str | None:

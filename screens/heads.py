@@ -86,11 +86,12 @@ def screen():
                                    legend=i == 0)
         if T > 64:
             ui.zoom_view(mha["attn_weights"][0, 0], settings, "weights", "head 1")
+        if T > 64 and not trained:
             st.caption(f"These untrained heads spread their weight almost evenly: the last row of head 1 gives its "
                        f"largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even spread over {T} "
                        "tokens gives " f"{1 / T:.4f}. On a 0 … 1 scale every cell would be the colour of zero, so the "
-                       "maps colour each weight against an even share; the vertical stripes are keys that every "
-                       "query likes a little more or less than average.")
+                       "maps colour each weight against an even share; the speckle is each query liking some keys a "
+                       "little more or less than the even share, by chance (no head has learned a pattern yet).")
         st.markdown(f"**The row of query token {q + 1} in each head** (how it spreads its attention over earlier "
                     "tokens):")
         for i, tab in enumerate(st.tabs([f"head {i + 1}" for i in range(shown)])):

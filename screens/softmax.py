@@ -48,7 +48,11 @@ def screen():
     for column, (name, matrix) in zip(st.columns(3), normalised.items()):
         with column:
             in_range = bool(((matrix >= 0) & (matrix <= 1)).all())
-            ui.show_row(matrix, settings, name, "weights" if in_range else "scores", highlight=k, row=q)
+            if torch.isfinite(matrix[q]).all():
+                ui.show_row(matrix, settings, name, "weights" if in_range else "scores", highlight=k, row=q)
+            else:  # nothing to draw: the overflow that section D explains
+                st.markdown(f"**{name}**")
+                st.info("exp() overflowed to inf, and inf / inf is nan: no bars to draw.", icon=":material/warning:")
             st.metric(f"row sum · {name}", f"{float(variants[name].sum()):.4f}")
     ui.table(torch.stack(list(variants.values())), "normalised row", list(variants), settings.labels)
     if bool((variants["divide by the sum"] < 0).any()):
@@ -56,7 +60,11 @@ def screen():
                    "it only guarantees the sum, not positivity. Softmax is always positive.")
     st.markdown("Dividing by the sum keeps the proportions of the scores. Softmax exaggerates the differences "
                 "(exp grows fast), so the best-matching key gets a clearly larger share, and it never goes "
-                "negative. The naive and the PyTorch softmax agree here; they part ways at large scores (below).")
+                "negative. " + ("The naive and the PyTorch softmax agree here; they part ways at large scores (below)."
+                                if torch.isfinite(variants["naive exp / sum"]).all() else
+                                f"The naive softmax already fails here: the largest score of this row, "
+                                f"{numbers.plain(float(row.max()))}, is too large for exp() in float32 (see "
+                                "“Large scores” below), while torch.softmax is fine."))
 
     # --- B: scaling the trainable scores --------------------------------------------------------------
     d_k = record["keys"].shape[-1]
@@ -72,14 +80,13 @@ def screen():
         with column:  # one zoom window per screen: the toggled map's
             ui.show_matrix(matrix, settings, "weights", title, selected_row=q, selected_cell=(q, k), zoom=picked,
                            clickable=True)
+            ui.show_row(matrix, settings, f"{title}: weights α of the selected query", "weights", highlight=k, row=q)
     sharp = {title: ui.checked(experiments.sharpness, matrix) for title, matrix, _ in both}
     for column, (title, metric) in zip(st.columns(4), [(t, m) for m in ("largest weight", "entropy ÷ uniform")
                                                        for t in sharp]):
         column.metric(f"{metric} · {title}", short(sharp[title][metric]),
                       help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
                            "1 and 0 for a one-hot.")
-    ui.show_row(weights, settings, f"weights α of the selected query ({'scaled' if scale else 'unscaled'})", "weights",
-                highlight=k, row=q)
 
     s_row = used_scores[q].double()
     shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0

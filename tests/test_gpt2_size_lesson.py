@@ -79,3 +79,18 @@ def test_a_long_row_draws_its_largest_keys_and_the_selected_one_not_the_first_64
     assert len(keys) == 64 and {900, 700, 3} <= set(keys) and list(keys) == sorted(keys)
     with_selected = charts.row_keys(np.arange(1024.0), 64, highlight=5)
     assert 5 in with_selected and 1023 in with_selected and len(with_selected) == 64
+
+
+def test_the_softmax_screen_at_gpt2_small_states_its_weights_and_both_sharpness_numbers():
+    from conftest import open_screen, page_text
+    at = open_screen("softmax", preset="gpt2-small")
+    metrics = {m.label: m.value for m in at.metric}
+    scaled, unscaled = (float(metrics[f"largest weight · {t}"]) for t in ("softmax(ω / √768)", "softmax(ω), unscaled"))
+    assert 2 / 1024 < scaled < 0.05 and unscaled > 0.5  # spread, but not even; unscaled far sharper
+    assert 0.9 < float(metrics["entropy ÷ uniform · softmax(ω / √768)"]) < 0.999
+    text = page_text(at)
+    assert "nn.Linear weights that `torch.manual_seed(123)`" in text
+    # No LaTeX in plain text, no failed check for the overflow the screen demonstrates on purpose.
+    assert not any("\\times" in c.value for c in at.caption)
+    assert not any(m.delta == "differs" for m in at.metric), [(m.label, m.value) for m in at.metric]
+    assert "naive exp / sum overflows on" in text and "book scores" not in text

@@ -53,8 +53,8 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     shade_kind = "share" if scale_mode == "share" else kind
     png, blocks, (low, high) = cached_image(("image", key, shade_kind), lambda: _overview_png(values, shade_kind))
     # PNG stated: with "auto", Streamlit would decode these bytes and re-encode them as JPEG on every rerun.
-    st.image(png, output_format="PNG", caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
-                          "hatched grey = masked.")
+    st.image(png, output_format="PNG", caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks})"
+                          + ("." if kind == "mask" else "; hatched grey = masked."))
     download_buttons(title, image=png, table=frame)
     if legend:
         st.image(_colour_bar_png(shade_kind, low >= 0, high <= 0), output_format="PNG",
@@ -117,7 +117,7 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
         keys = charts.row_keys(shown, charts.ALTAIR_MAX, highlight)  # the largest, in key order
         st.caption(f"{title}: {numbers.whole(values.shape[1])} keys; the bars show the {len(keys)} with the largest "
                    f"{kind}" + (" (and the selected key)" if highlight is not None else "")
-                   + ", in key order, on an axis from 0 to the largest.")
+                   + ", in key order" + (", on an axis from 0 to the largest." if kind == "weights" else "."))
         highlight = None if highlight is None else int(np.flatnonzero(keys == highlight)[0])
         shown, labels, unit_axis = shown[keys], [labels[j] for j in keys], False
     scale = font_scale()
