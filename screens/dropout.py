@@ -2,7 +2,7 @@
 import streamlit as st
 import torch
 
-from attention_core import agreement, charts, pitfalls, stages, ui
+from attention_core import agreement, charts, initialisation, pitfalls, stages, ui
 from attention_core.modules import CausalAttention
 from attention_core.seeding import build_seeded
 from attention_core.presets import PARAMS
@@ -46,6 +46,7 @@ def screen():
     num_tokens = len(settings.tokens)
     record, used, device_note = ui.causal(settings, "dropout", num_tokens)
     ui.device_badge(used, device_note or settings.device_note)
+    st.caption(initialisation.weights_line("causal", settings.seed_for("dropout"), True))
     weights = record["attn_weights"]  # (T, T), causal: zero above the diagonal
     dropped, keep = stages.dropout(weights, p, seed, train)  # both (T, T)
     visible = stages.mask_simple(num_tokens)  # 1 where a query may see the key
