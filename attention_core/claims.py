@@ -20,8 +20,8 @@ def row_sharpness(row: torch.Tensor) -> tuple[float, float]:
 def precedence_claim(right: torch.Tensor, wrong: torch.Tensor) -> str:
     """What `/ d_k*0.5` did to one query's weights, compared with `/ d_k**0.5`, in measured words."""
     (r_max, r_ent), (w_max, w_ent) = row_sharpness(right), row_sharpness(wrong)
-    numbers = (f"largest weight {short(w_max)} instead of {short(r_max)}, entropy {short(w_ent)} of an even "
-               f"split's instead of {short(r_ent)}")
+    numbers = (f"largest weight {w_max:.4g} instead of {r_max:.4g}, entropy ÷ uniform {w_ent:.4g} instead of "
+               f"{r_ent:.4g}")
     if w_ent > r_ent + 1e-4:
         return f"The bug still gives weights that sum to 1, so nothing crashes, but they are flatter than intended: {numbers}."
     if w_ent < r_ent - 1e-4:

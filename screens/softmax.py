@@ -103,7 +103,7 @@ def screen():
         st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
                    f"({numbers.plain(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
     st.markdown("Why not the book's `torch.rand` weights at every size? All-positive inputs and weights make every "
-                "score large and positive, and softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
+                "score large and positive, and turn softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
                 "measures it (section 5).")
 
     st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")

@@ -133,8 +133,8 @@ right.metric("zero-mean inputs, nn.Linear weights · scaled · largest weight", 
              help=f"score mean {numbers.plain(real['score mean'])}; spread in a row after scaling "
                   f"{numbers.plain(real['spread in a row'])}")
 shown = saturation.copy()
-for column in shown.columns[2:]:
-    shown[column] = shown[column].map(numbers.plain)
+for column in shown.columns[2:]:  # the scores as they come; weights and shares (0 … 1) to 4 decimals
+    shown[column] = shown[column].map(numbers.plain if column in ("score mean", "spread in a row") else short)
 st.dataframe(shown, hide_index=True, width="stretch")
 st.caption("Score mean: over all q · k. Spread in a row: the median over queries of the standard deviation of "
            "ω / √d across one query's keys (softmax ignores a row's mean, not its spread). Largest weight and "
