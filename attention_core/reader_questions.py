@@ -11,7 +11,7 @@ import torch.nn as nn
 
 from attention_core import stages
 from attention_core.modules import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, count_parameters
-from attention_core.seeding import _LOCK, build_seeded
+from attention_core.seeding import build_seeded
 
 
 # --- 1/p against 1/(1 - p) ----------------------------------------------------------------------
@@ -173,11 +173,7 @@ def platform_dropout(attn_weights: torch.Tensor, p: float = 0.5, seed: int = 123
             if extra_draws:
                 torch.rand(extra_draws, device=device)
             return nn.Dropout(p).train()(attn_weights.to(device)).cpu()
-        if device == "cpu":
-            return build_seeded(run, seed)
-        with _LOCK, torch.random.fork_rng(device_type=device):
-            torch.manual_seed(seed)  # seeds every device's generator, as the book does
-            return run()
+        return build_seeded(run, seed, device_type=None if device == "cpu" else device)
 
     reference = book(0)
     shifted = book(1)

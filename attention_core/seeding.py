@@ -12,11 +12,14 @@ import torch
 _LOCK = threading.Lock()
 
 
-def build_seeded(factory, seed: int, *args, **kwargs):
+def build_seeded(factory, seed: int, *args, device_type: str | None = None, **kwargs):
     """`torch.manual_seed(seed); factory(*args, **kwargs)`, safe to call from many threads.
 
     factory is any callable: a class to build, or a module whose forward draws random numbers.
+    device_type ("cuda", "mps"): that device's generators are seeded and put back too, as
+    `torch.manual_seed` seeds every device's generator in the book's code.
     """
-    with _LOCK, torch.random.fork_rng(devices=[]):
+    rng = torch.random.fork_rng(device_type=device_type) if device_type else torch.random.fork_rng(devices=[])
+    with _LOCK, rng:
         torch.manual_seed(seed)
         return factory(*args, **kwargs)

@@ -55,7 +55,7 @@ model = ui.gpt2_model(directory)
 cfg = model.config
 
 
-text = ui.gpt2_sentence_input("The class's sentence", max_chars=MAX_TEXT_CHARS,
+text = ui.gpt2_sentence_input(settings, "The class's sentence", max_chars=MAX_TEXT_CHARS,
                               help="The same sentence as the sidebar's; GPT-2 splits it into its own tokens.")
 ids, tokens = ui.gpt2_tokens(directory, text)
 if not ids:

@@ -17,7 +17,7 @@ proj = ui.control(st.radio, "Scores from", "proj", options=["none", "v1"], horiz
                                "v1": "projections: ω = q · k with seeded W_q, W_k (§3.4)"}.get)
 record, used, device_note = ui.projection(settings, proj, "scores")
 ui.device_badge(used, device_note or settings.device_note)
-st.caption(initialisation.weights_line(proj, settings.seed_for("scores"), initialisation.book_weights(ui.value("input"))))
+st.caption(initialisation.weights_line(proj, settings.seed_for("scores"), initialisation.book_weights(settings.input_kind)))
 scores = record["attn_scores"]  # (T, T)
 weights = record["attn_weights"]  # (T, T)
 

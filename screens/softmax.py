@@ -69,7 +69,7 @@ def screen():
     # --- B: scaling the trainable scores --------------------------------------------------------------
     d_k = record["keys"].shape[-1]
     st.header(f"Scaling q · k by √d_k (SelfAttention_v1, d_k = {d_k})")
-    st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(ui.value("input")))
+    st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(settings.input_kind))
                + f" d_k = keys.shape[-1] = d_out = {d_k}.")
     scores = record["attn_scores"]  # (T, T)
     unscaled_weights = stages.softmax(scores)  # (T, T)

@@ -90,3 +90,8 @@ def wait_idle(page, timeout_ms: int = 90_000) -> None:
     time.sleep(0.2)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=timeout_ms)
+
+
+def exceptions(page) -> list[str]:
+    """The texts of the exceptions Streamlit drew on the page (none on a healthy screen)."""
+    return page.locator('[data-testid="stException"]').all_inner_texts()

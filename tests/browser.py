@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import local_server  # noqa: E402
-from local_server import CHROMIUM, CHROMIUM_ARGS, chromium_page, free_port, wait_idle  # noqa: E402,F401
+from local_server import CHROMIUM, CHROMIUM_ARGS, chromium_page, exceptions, free_port, wait_idle  # noqa: E402,F401
 
 
 def require_browser():
@@ -39,6 +39,3 @@ def streamlit_server(app: Path = ROOT / "app.py"):
     with local_server.streamlit_server(app) as (base, _proc, _log):
         yield base
 
-
-def exceptions(page) -> list[str]:
-    return page.locator('[data-testid="stException"]').all_inner_texts()

@@ -20,7 +20,8 @@ import pytest
 
 from browser import CHROMIUM, CHROMIUM_ARGS, ROOT, exceptions, require_browser, wait_idle
 from cluster import COOKIE, app_servers, balancer, cluster, haproxy_binary, render_config
-from load_test import Student, timed
+from load.protocol import Student
+from load.students import timed
 
 SCREEN = "scores?input=random&tokens=80"
 MEDIA_IMAGES = "[...document.images].filter(i => i.src.includes('/media/'))"

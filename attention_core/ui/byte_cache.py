@@ -82,17 +82,22 @@ class ByteCache:
 
 
 def byte_cache(max_mb: float, spinner: str | None = None):
-    """Decorator: cache a function of plain, hashable arguments within max_mb megabytes."""
+    """Decorator: cache a function of plain, hashable arguments within max_mb megabytes.
+
+    Keyword arguments named with a leading underscore are passed on but are not part of the key (as
+    in Streamlit's caches): the caller promises that the positional arguments identify them."""
     def wrap(fn):
         cache = ByteCache(fn.__qualname__, int(max_mb * 1e6))
 
         @functools.wraps(fn)
-        def cached(*args):
+        def cached(*args, **hidden):
+            assert all(name.startswith("_") for name in hidden), "only _names may stay out of the key"
+
             def build():
                 if spinner:
                     with st.spinner(spinner):
-                        return fn(*args)
-                return fn(*args)
+                        return fn(*args, **hidden)
+                return fn(*args, **hidden)
             return cache.get(args, build)
         cached.cache = cache
         return cached

@@ -6,7 +6,8 @@ import torch
 
 from attention_core.device import describe, unused_gpu_note
 from attention_core.numbers import fixed
-from attention_core.ui.state import note, value
+from attention_core.ui.settings import this_run
+from attention_core.ui.state import note
 from attention_core.ui.vega import fingerprint, labels_key
 
 TABLE_MAX = 64  # tables show at most 64 x 64 cells
@@ -24,7 +25,7 @@ def device_badge(device_used: str, device_note: str | None = None) -> None:
 
 def explain(markdown: str, title: str = "Why it works") -> None:
     """A screen's longer explanation; presenter mode folds it away so the picture stays big."""
-    if value("presenter"):
+    if this_run().presenter:
         with st.expander(title, icon=":material/school:"):
             st.markdown(markdown)
     else:

@@ -7,7 +7,7 @@ import io
 import numpy as np
 import streamlit as st
 
-from attention_core.ui.state import value
+from attention_core.ui.settings import this_run
 
 
 def _slug(name: str) -> str:
@@ -47,7 +47,7 @@ def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | by
 
     table: a function returning the DataFrame to save (called on click only).
     """
-    if not value("downloads"):  # off by default: a dozen buttons cost 100-300 ms on every slider move
+    if not this_run().downloads:  # off by default: a dozen buttons cost 100-300 ms on every slider move
         return
     slug = _slug(name)
     used = st.session_state.setdefault("export:names", set())

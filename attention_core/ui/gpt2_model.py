@@ -13,24 +13,22 @@ import torch
 from attention_core import charts, gpt2, head_labels
 from attention_core.inputs import MAX_SENTENCE_TOKENS
 from attention_core.ui.byte_cache import byte_cache
-from attention_core.ui.state import note, set_value, value
+from attention_core.ui.state import note, set_shared
 
 ENV_VAR = "GPT2_DIR"
 PATH_KEY = "gpt2_dir"  # the screen's path input (session only: a path on the server is no URL material)
 TEXT_KEY = "gpt2_text"  # the screen's sentence box; it edits the app's shared `text` (the sidebar has its own box)
 
 
-def gpt2_sentence_input(label: str, **kwargs) -> str:
+def gpt2_sentence_input(settings, label: str, **kwargs) -> str:
     """A text box for the class's sentence (the shared `text` value, so it lands in the URL too)."""
-    if st.session_state.get(TEXT_KEY) != value("text"):
-        st.session_state[TEXT_KEY] = value("text")
+    if st.session_state.get(TEXT_KEY) != settings.text:
+        st.session_state[TEXT_KEY] = settings.text
     return st.text_input(label, key=TEXT_KEY, on_change=_text_changed, **kwargs)
 
 
-def _text_changed() -> None:
-    set_value("text", st.session_state[TEXT_KEY])
-    if value("preset") != "custom":  # as for the sidebar's box: the sentence is no longer the preset's
-        set_value("preset", "custom")
+def _text_changed() -> None:  # as for the sidebar's box: the sentence is no longer the preset's
+    set_shared("text", st.session_state[TEXT_KEY])
 
 
 def gpt2_source() -> str:
@@ -139,11 +137,11 @@ def gpt2_heads(settings, layer: int):
     ui.heads' result without the wrapper."""
     directory, _ = gpt2_find(gpt2_source())
     model = gpt2_model(directory)
-    ids, tokens = gpt2_tokens(directory, value("text") or " ")
+    ids, tokens = gpt2_tokens(directory, settings.text or " ")
     ids, tokens = ids[:MAX_SENTENCE_TOKENS], tokens[:MAX_SENTENCE_TOKENS]
     layer = min(layer, model.config.n_layer - 1)
     record = _gpt2_layer_trace(directory, tuple(ids), layer)
     d = record["inputs"].shape[-1]
-    shown = dataclasses.replace(settings, x=record["inputs"][0], tokens=tokens, labels=charts.axis_labels(tokens),
-                                d_out=d)
+    shown = dataclasses.replace(settings, x=record["inputs"][0], inputs_id=("gpt2", directory, tuple(ids), layer),
+                                tokens=tokens, labels=charts.axis_labels(tokens), d_out=d)
     return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": d * d + d}

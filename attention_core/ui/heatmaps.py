@@ -10,7 +10,7 @@ import torch
 from attention_core import charts, colour, matrix_images, numbers
 from attention_core.ui.export import download_buttons, png_bytes
 from attention_core.ui.settings import Settings
-from attention_core.ui.state import clamp, control, fragment, set_value, value
+from attention_core.ui.state import clamp, control, fragment, set_value
 from attention_core.ui.vega import cached_image, cached_spec, draw_spec, fingerprint, font_scale, labels_key
 
 
@@ -31,7 +31,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     values, key = _numpy(matrix), fingerprint(matrix)
     rows = row_labels or settings.labels[: values.shape[0]]
     cols = col_labels or settings.labels[: values.shape[1]]
-    scale_mode = colour.weight_scale(value("colour"), max(values.shape)) if kind == "weights" else "absolute"
+    scale_mode = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
 
     def frame():
         return pd.DataFrame(values, index=rows, columns=cols)

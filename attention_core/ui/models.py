@@ -155,6 +155,6 @@ def trained_heads(settings, layer: int, task: str = "repeat"):
     record = _trained_layer_trace(task, layer)
     tokens = [TASKS[task].symbols[t] for t in run.probe.tolist()]
     d = record["inputs"].shape[-1]
-    shown = dataclasses.replace(settings, x=record["inputs"][0], tokens=tokens, labels=charts.axis_labels(tokens),
-                                d_out=d)
+    shown = dataclasses.replace(settings, x=record["inputs"][0], inputs_id=("trained", task, layer), tokens=tokens,
+                                labels=charts.axis_labels(tokens), d_out=d)
     return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": d * d + d}

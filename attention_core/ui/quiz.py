@@ -9,9 +9,9 @@ import streamlit as st
 
 from attention_core import exercises as ex
 from attention_core import quiz
-from attention_core.ui.cache import exercise_3_1, input_key
+from attention_core.ui.cache import exercise_3_1
 from attention_core.ui.settings import Settings
-from attention_core.ui.state import sync_url, value
+from attention_core.ui.state import sync_url
 from attention_core.ui.text import md_escape
 
 SAY = {True: st.success, False: st.warning, None: st.info}  # a wrong answer is a warning, never an error box
@@ -23,7 +23,7 @@ def predict_first(stage: str, settings: Settings, round_of=None, **inputs) -> bo
     """With quiz=1: ask this stage's questions and return False until they are answered (or, in
     presenter mode, revealed); the screen then stops. Without quiz=1: True at once.
     round_of: what makes a new round (default: the sidebar's input, d_out and the stage's seed)."""
-    if not value("quiz"):
+    if not settings.quiz:
         return True
     round_key = "quiz:" + (quiz.round_id(stage, *round_of) if round_of is not None else
                            quiz.round_id(stage, settings.x, settings.d_out, settings.seed_for(stage)))
@@ -32,7 +32,7 @@ def predict_first(stage: str, settings: Settings, round_of=None, **inputs) -> bo
         _results(state["results"], round_key)
         return True
     questions = quiz.questions(stage, tokens=settings.tokens, **inputs)
-    if (_room if value("presenter") else _student)(questions, state, round_key):
+    if (_room if settings.presenter else _student)(questions, state, round_key):
         st.rerun()  # the whole page: a button inside a fragment would rerun only the fragment
     sync_url()  # the screen stops here, before the fragment or app.py would write the URL
     return False
@@ -129,7 +129,7 @@ def _exercise_3_1(settings: Settings) -> None:
                 "vectors on this screen's input. Which copy does it?")
     choice = st.radio("Copy the weights with", list(ex.COPY_CHOICES), index=None, key="exercise:3.1",
                       format_func=lambda c: f"`{ex.COPY_CHOICES[c].splitlines()[0]}`" + (" …" if "\n" in ex.COPY_CHOICES[c] else ""))
-    _checked("3.1", (choice, input_key(), settings.d_out),
+    _checked("3.1", (choice, settings.inputs_id, settings.d_out),
              lambda: ex.check_3_1(choice, settings.x, settings.d_out, settings.seed_for("mask")))
     with st.expander("Worked solution"):
         st.code("sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)\n"

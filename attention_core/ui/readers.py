@@ -6,7 +6,6 @@ import pandas as pd
 import streamlit as st
 
 from attention_core import reader_questions as rq
-from attention_core.ui.cache import cached_inputs, input_key
 from attention_core.ui.checks import pitfall
 from attention_core.ui.settings import Settings
 from attention_core.ui.state import control
@@ -116,12 +115,12 @@ def _split_demo(settings, num_heads, **_) -> None:
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def _d_out_meaning(x_key, d_out: int, num_heads: int, seed: int) -> dict:
-    return rq.d_out_meaning(cached_inputs(*x_key).x[:6], d_out, num_heads, seed)
+def _d_out_meaning(inputs_id, d_out: int, num_heads: int, seed: int, _x) -> dict:
+    return rq.d_out_meaning(_x[:6], d_out, num_heads, seed)
 
 
 def _d_out_demo(settings, num_heads, **_) -> None:
-    same = _d_out_meaning(input_key(), settings.d_out, num_heads, settings.seed_for("heads"))
+    same = _d_out_meaning(settings.inputs_id, settings.d_out, num_heads, settings.seed_for("heads"), settings.x)
     st.markdown(f"**What d_out means** (pull request 859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
     st.dataframe(pd.DataFrame({

@@ -6,8 +6,10 @@ from attention_core.device import DEVICE_CHOICES, pick_device
 from attention_core.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
 from attention_core.presets import PARAMS
 from attention_core.ui.cache import cached_inputs
-from attention_core.ui.settings import Settings
+from attention_core.ui.settings import Settings, this_run
 from attention_core.ui.state import control, init_state, note, on_preset_change, value
+
+INPUT_CONTROLS = ("input", "text", "positions", "tokens", "d_in", "seed")  # what makes x (cached_inputs' order)
 
 
 def sidebar() -> Settings:
@@ -51,18 +53,19 @@ def sidebar() -> Settings:
     if value("presenter"):
         # Streamlit sizes its text in rem, so one root size enlarges all of it (static CSS only).
         st.html("<style>html { font-size: 22px; }</style>")
-    inputs = cached_inputs(value("input"), value("text"), value("positions"), value("tokens"),
-                           value("d_in"), value("seed"))
+    inputs_id = tuple(value(name) for name in INPUT_CONTROLS)
+    inputs = cached_inputs(*inputs_id)
     device, device_note = pick_device(value("device"))
-    return Settings(preset=value("preset"), x=inputs.x, tokens=inputs.tokens,
-                    labels=charts.axis_labels(inputs.tokens), d_out=value("d_out"),
-                    seed=value("seed"), device=device, device_note=device_note,
+    return Settings(preset=value("preset"), x=inputs.x, inputs_id=inputs_id, text=value("text"),
+                    tokens=inputs.tokens, labels=charts.axis_labels(inputs.tokens), d_out=value("d_out"),
+                    seed=value("seed"), device=device, device_note=device_note, colour=value("colour"),
+                    presenter=value("presenter"), downloads=value("downloads"), quiz=value("quiz"),
                     notes=st.session_state["url_notes"] + inputs.notes)
 
 
 def current() -> Settings:
     """The settings app.py read from the sidebar in this run, with their notes shown on top."""
-    settings = st.session_state["settings"]
+    settings = this_run()
     for message in settings.notes:
         note(message)
     return settings

@@ -34,10 +34,15 @@ def on_preset_change(name: str = "preset") -> None:
     _apply_preset(st.session_state[name])
 
 
-def _on_shared_change(name: str) -> None:
-    st.session_state[KEEP + name] = st.session_state[name]
+def set_shared(name: str, new) -> None:
+    """Change one of the inputs shared by every screen from code: the preset no longer describes them."""
+    set_value(name, new)
     if st.session_state.get(KEEP + "preset") != "custom":
         set_value("preset", "custom")
+
+
+def _on_shared_change(name: str) -> None:
+    set_shared(name, st.session_state[name])
 
 
 def init_state() -> None:

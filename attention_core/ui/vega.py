@@ -18,12 +18,12 @@ from streamlit import dataframe_util
 
 from attention_core import charts
 from attention_core.ui.export import download_buttons
-from attention_core.ui.state import value
+from attention_core.ui.settings import this_run
 
 
 def font_scale() -> float:
     """Presenter mode enlarges chart fonts and cells for a projector."""
-    return 1.6 if value("presenter") else 1.0
+    return 1.6 if this_run().presenter else 1.0
 
 
 def digest(values: np.ndarray) -> str:

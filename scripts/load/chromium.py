@@ -1,0 +1,107 @@
+"""Real Chromium students (what a student sees), and the cold start: `streamlit run` -> home page drawn.
+
+Playwright is imported only here and only when a browser is asked for (--browsers, --cold-start).
+"""
+import statistics
+import time
+
+from local_server import CHROMIUM, CHROMIUM_ARGS, exceptions, wait_idle
+
+from .report import header
+from .servers import local_server
+from .students import Interaction
+
+# Times each key press to the end of the script run it caused, in the page's own clock.
+BROWSER_PROBE = """() => {
+  const b = window.__lt = {t0: null, ran: false, done: null};
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => {
+    if (b.t0 === null) return;
+    const s = app.getAttribute('data-test-script-state');
+    if (s === 'running') b.ran = true;
+    else if (s === 'notRunning' && b.ran && b.done === null) b.done = performance.now();
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.addEventListener('keydown', () => Object.assign(b, {t0: performance.now(), ran: false, done: null}), true);
+}"""
+
+
+def browser_session(base, number, args, deadline, results, rng):
+    """A real Chromium tab: open a screen and press the query slider's arrow keys until the deadline."""
+    from playwright.sync_api import sync_playwright
+    screen = "scores"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            start = time.perf_counter()
+            try:
+                page.goto(f"{base}/{screen}" + (f"?{args.params}" if args.params else ""),
+                          timeout=args.timeout * 1000)
+                wait_idle(page, timeout_ms=args.timeout * 1000)
+                errors = exceptions(page)
+                results.append(Interaction(1000 + number, "browser open", screen, time.perf_counter() - start,
+                                           "; ".join(errors)[:300] or None))
+            except Exception as error:
+                results.append(Interaction(1000 + number, "browser open", screen, time.perf_counter() - start,
+                                           f"{type(error).__name__}: {str(error)[:200]}"))
+                return
+            page.evaluate(BROWSER_PROBE)
+            thumb = page.locator(".st-key-query input[type=range]")
+            while time.monotonic() < deadline:
+                time.sleep(rng.uniform(0.5, 1.5) * args.think)
+                if time.monotonic() >= deadline:
+                    break
+                try:
+                    thumb.focus(timeout=args.timeout * 1000)
+                    now, low, high = (float(v) for v in thumb.evaluate("el => [el.value, el.min, el.max]"))
+                    # a key that moves the thumb (at an end, the other way), so every press reruns
+                    page.keyboard.press("ArrowLeft" if now >= high else "ArrowRight" if now <= low
+                                        else rng.choice(["ArrowRight", "ArrowLeft"]))
+                    page.wait_for_function("window.__lt.done !== null", timeout=args.timeout * 1000, polling=20)
+                    page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')",
+                                           timeout=args.timeout * 1000)
+                    probe = page.evaluate("window.__lt")
+                    errors = exceptions(page)
+                    results.append(Interaction(1000 + number, "browser move query", screen,
+                                               (probe["done"] - probe["t0"]) / 1000, "; ".join(errors)[:300] or None))
+                except Exception as error:  # playwright's TimeoutError among others
+                    results.append(Interaction(1000 + number, "browser move query", screen, args.timeout,
+                                               f"{type(error).__name__}: {str(error)[:200]}"))
+        finally:
+            browser.close()
+
+
+def cold_start(args) -> str:
+    """Seconds from `streamlit run` to the home page fully rendered in Chromium (a fresh server each time)."""
+    from playwright.sync_api import sync_playwright
+    rows = ["| run | server answers /_stcore/health s | home page rendered s | reload (warm) s | errors |",
+            "|---|---:|---:|---:|---|"]
+    firsts = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)  # started before the clock
+        try:
+            for run in range(args.repeats):
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                t0 = time.perf_counter()
+                with local_server() as (base, _pid, _log):
+                    healthy = time.perf_counter() - t0
+                    page.goto(base + "/" + (f"?{args.params}" if args.params else ""), timeout=args.timeout * 1000)
+                    wait_idle(page, timeout_ms=args.timeout * 1000)
+                    page.wait_for_selector("h1", timeout=args.timeout * 1000)
+                    first = time.perf_counter() - t0
+                    errors = exceptions(page)
+                    t1 = time.perf_counter()
+                    page.reload(timeout=args.timeout * 1000)
+                    wait_idle(page, timeout_ms=args.timeout * 1000)
+                    warm = time.perf_counter() - t1
+                page.close()
+                firsts.append(first)
+                rows.append(f"| {run + 1} | {healthy:.1f} | {first:.1f} | {warm:.1f} | {'; '.join(errors) or 'none'} |")
+        finally:
+            browser.close()
+    lines = header("Cold start", args)
+    lines += ["From `streamlit run app.py` (process start) to the home page fully rendered in headless Chromium "
+              "(script run over, no skeleton left, the title drawn). Chromium is launched before the clock starts. "
+              "The first run after a fresh install is slower still (Python compiles the packages' bytecode).", "",
+              *rows, "", f"Median: {statistics.median(firsts):.1f} s."]
+    return "\n".join(lines) + "\n"
