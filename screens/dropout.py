@@ -4,7 +4,7 @@ import torch
 
 from attention_core.book import stages
 from attention_core.drawing import charts
-from attention_core.lessons import agreement, pitfalls
+from attention_core.lessons import agreement, initialisation, pitfalls
 import ui
 from attention_core.book.modules import CausalAttention
 from attention_core.book.seeding import build_seeded
@@ -49,6 +49,7 @@ def screen():
     num_tokens = len(settings.tokens)
     record, used, device_note = ui.causal(settings, "dropout", num_tokens)
     ui.device_badge(used, device_note or settings.device_note)
+    st.caption(initialisation.weights_line("causal", settings.seed_for("dropout"), True))
     weights = record["attn_weights"]  # (T, T), causal: zero above the diagonal
     dropped, keep = stages.dropout(weights, p, seed, train)  # both (T, T)
     visible = stages.mask_simple(num_tokens)  # 1 where a query may see the key
@@ -67,8 +68,8 @@ def screen():
     factor = ("× 1 (dropout off)" if not train else "none: all dropped" if p >= 1 else f"× {1 / (1 - p):.4f}")
     cols = st.columns(3)
     cols[0].metric("Scale factor 1 / (1 − p)", factor)
-    cols[1].metric("Visible weights dropped", f"{n_dropped} of {n_visible}")
-    cols[2].metric("Future cells (causal mask, already 0)", num_tokens * num_tokens - n_visible)
+    cols[1].metric("Visible weights dropped", f"{n_dropped:,} of {n_visible:,}")
+    cols[2].metric("Future cells (causal mask, already 0)", f"{num_tokens * num_tokens - n_visible:,}")
 
     left, right = st.columns([3, 2])
     with left:

@@ -38,8 +38,9 @@ max_tokens = cols[3].select_slider("Largest T", sizes, 8192 if device == "cuda" 
 repeats = cols[4].slider("Repeats (median)", 1, 10, 3, key="eff_repeats")
 biggest = efficiency.weights_bytes(batch, heads, max_tokens)
 st.caption(f"At T = {max_tokens:,} one (b, h, T, T) float32 tensor takes {batch} × {heads} × {max_tokens:,}² × 4 "
-           f"bytes = **{numbers.size_in_bytes(biggest)}**; the course version holds four of them at once "
-           "(scores, masked, scaled, weights). On the CPU a method that would need more than "
+           f"bytes = **{numbers.size_in_bytes(biggest)}**; the course version (`stages.attend`, which keeps "
+           "every step) holds four of them at once: scores, masked, scaled, weights; the book's forward masks in "
+           "place with `masked_fill_`, so it holds three. On the CPU a method that would need more than "
            f"{numbers.size_in_bytes(efficiency.CPU_MEMORY_LIMIT)} is skipped; on a GPU it runs until out of memory.")
 
 if st.button("Measure", type="primary", icon=":material/speed:", key="eff_run"):

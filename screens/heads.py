@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.book import stages
-from attention_core.lessons import agreement, traces, pitfalls
+from attention_core.lessons import agreement, claims, initialisation, traces, pitfalls
 import ui
 from attention_core.book.inputs import MAX_D_IN, MAX_TOKENS
 from attention_core.book.modules import MultiHeadAttention, MultiHeadAttentionWrapper
@@ -73,6 +73,8 @@ def screen():
         h = trained_h if trained else ui.heads(settings, num_heads, T)
         mha, wrapper = h["mha"], h["wrapper"]
         ui.device_badge(h["device"], h["note"] or settings.device_note)
+        if not trained:
+            st.caption(initialisation.weights_line("mha", settings.seed_for("heads"), True))
 
         st.subheader("What each head attends to")
         shown = min(num_heads, MAX_DRAWN)
@@ -86,11 +88,12 @@ def screen():
                                    legend=i == 0)
         if T > 64:
             ui.zoom_view(mha["attn_weights"][0, 0], settings, "weights", "head 1")
+        if T > 64 and not trained:
             st.caption(f"These untrained heads spread their weight almost evenly: the last row of head 1 gives its "
                        f"largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even spread over {T} "
                        "tokens gives " f"{1 / T:.4f}. On a 0 … 1 scale every cell would be the colour of zero, so the "
-                       "maps colour each weight against an even share; the vertical stripes are keys that every "
-                       "query likes a little more or less than average.")
+                       "maps colour each weight against an even share; the speckle is each query liking some keys a "
+                       "little more or less than the even share, by chance (no head has learned a pattern yet).")
         st.markdown(f"**The row of query token {q + 1} in each head** (how it spreads its attention over earlier "
                     "tokens):")
         for i, tab in enumerate(st.tabs([f"head {i + 1}" for i in range(shown)])):
@@ -115,7 +118,8 @@ def screen():
         st.latex(rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
                                                               for i, p in enumerate(parts))
                  + (r"\ \big|\ \dots" if num_heads > 4 else "") + r"\,]")
-        st.caption(f"The query of token {q + 1}, cut into heads: head i gets columns (i−1)·{head_dim}+1 … i·{head_dim}.")
+        columns = "column i" if head_dim == 1 else f"columns (i−1)·{head_dim}+1 … i·{head_dim}"
+        st.caption(f"The query of token {q + 1}, cut into heads: head i gets {columns}.")
         if num_heads > 1 and T > 1:
             wrong = stages.merge_heads(mha["queries"]).view(1, num_heads, T, head_dim)  # the pitfall: no transpose
             st.caption(f"Pitfall: `queries.view(b, h, T, head_dim)` without the transpose has the same shape but hands "
@@ -158,7 +162,8 @@ def screen():
             ui.table(mha[key], key, settings.labels, settings.labels if key == "attn_weights" else None)
 
         st.subheader("out_proj: mixing the heads")
-        st.markdown(f"After `merge_heads`, each block of {head_dim} columns still holds one head's result only. "
+        block = "each column" if head_dim == 1 else f"each block of {head_dim} columns"
+        st.markdown(f"After `merge_heads`, {block} still holds one head's result only. "
                     f"`out_proj` is an `nn.Linear({d_out}, {d_out})`, so every output column draws on all heads: "
                     f"{d_out} × {d_out} weights + {d_out} biases = **{h['out_proj_params']:,} parameters**.")
         left, right = st.columns(2)
@@ -181,10 +186,11 @@ def screen():
                "GPT-2 small's layer is exercise 3.3 below.")
 
     ui.show_code(MultiHeadAttentionWrapper, MultiHeadAttention, stages.split_heads, stages.merge_heads)
+    differ = "" if h is None else " " + claims.heads_claim(ui.checked(claims.head_distance, h["mha"]["attn_weights"][0]),
+                                                           num_heads, trained)
     ui.explain(
-        "**Why several heads?** Each head has its own query and key subspace, so one head can track, say, the "
-        "previous word while another follows the subject of the sentence; the heatmaps above differ for that reason "
-        "(here with untrained, random weights). **Why the weight split?** The wrapper runs h separate modules, h "
+        "**Why several heads?** Each head has its own query and key subspace, so after training one head can track, "
+        f"say, the previous word while another follows the subject of the sentence.{differ} **Why the weight split?** The wrapper runs h separate modules, h "
         "projections and h attention passes in a Python loop. `MultiHeadAttention` does one matrix product per Q, K "
         "and V and one batched attention over a head axis, which the GPU runs in parallel. With head_dim = d_out / h "
         "it also keeps the total size, and the cost, of a single head of width d_out."

@@ -4,7 +4,8 @@ import streamlit as st
 import torch
 
 from attention_core.book import stages
-from attention_core.lessons import agreement, pitfalls
+from attention_core.drawing import numbers
+from attention_core.lessons import agreement, initialisation, pitfalls
 import ui
 from attention_core.book.inputs import MAX_TOKENS
 from attention_core.book.modules import CausalAttention
@@ -42,6 +43,7 @@ def screen():
     if not ui.predict_first("mask", settings, record=record, q=q, k=k):
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
+    st.caption(initialisation.weights_line("causal", settings.seed_for("mask"), True))
     weights, simple, simple_norm = record["attn_weights"], record["masked_simple"], record["masked_simple_norm"]
     unmasked, raw, scaled = record["unmasked_weights"], record["masked_scores"], record["scaled_scores"]
     d_k = record["keys"].shape[-1]
@@ -55,9 +57,11 @@ def screen():
     used_mask = buffer[:T, :T]
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(stages.mask_simple(T), settings, "mask", "variant 1: torch.tril (1 = may see)")
+        ui.show_matrix(stages.mask_simple(T), settings, "mask", "variant 1: torch.tril (1 = may see)",
+                       mask_labels=("blocked", "may see"))
     with c2:
-        ui.show_matrix(used_mask, settings, "mask", "variant 2: buffer mask[:T, :T] (1 = future, blocked)")
+        ui.show_matrix(used_mask, settings, "mask", "variant 2: buffer mask[:T, :T] (1 = future, blocked)",
+                       mask_labels=("may see", "blocked"))
     m1, m2, m3 = st.columns(3)
     m1.metric("buffer `mask` (registered once)", f"{tuple(buffer.shape)}")
     m2.metric(f"used: mask[:{T}, :{T}]", f"{tuple(used_mask.shape)}")
@@ -113,7 +117,8 @@ def screen():
         ui.show_matrix(weights, settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
     gap = record["variants_max_abs_diff"]
     st.metric("max |variant 1 − variant 2|", f"{gap:.2e}")
-    st.markdown(f"The two matrices agree to float rounding (max difference {gap:.2e} < 1e-6). "
+    agree = "agree to float rounding" if gap <= numbers.TOLERANCE else "differ by more than float rounding"
+    st.markdown(f"The two matrices {agree} (max difference {numbers.plain(gap)} {numbers.within_tolerance(gap)}). "
                 "Variant 1 for the same cell:")
     st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
              rf"{{{sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from attention_core.book import stages
-from attention_core.lessons import agreement, pitfalls
+from attention_core.lessons import agreement, initialisation, pitfalls
 import ui
 from attention_core.book.modules import SelfAttention_v1
 
@@ -19,6 +19,7 @@ proj = ui.control(st.radio, "Scores from", "proj", options=["none", "v1"], horiz
                                "v1": "projections: ω = q · k with seeded W_q, W_k (§3.4)"}.get)
 record, used, device_note = ui.projection(settings, proj, "scores")
 ui.device_badge(used, device_note or settings.device_note)
+st.caption(initialisation.weights_line(proj, settings.seed_for("scores"), initialisation.book_weights(settings.input_kind)))
 scores = record["attn_scores"]  # (T, T)
 weights = record["attn_weights"]  # (T, T)
 
@@ -50,8 +51,7 @@ def selected_query():
     else:
         st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"q^{{({q + 1})}}", rf"k^{{({k + 1})}}",
                                       record["queries"][q], record["keys"][k]))
-        st.caption(f"q⁽{q + 1}⁾ = x⁽{q + 1}⁾ W_q and k⁽{k + 1}⁾ = x⁽{k + 1}⁾ W_k: the weights come from "
-                   f"`torch.manual_seed({settings.seed_for('scores')})` then `SelfAttention_v1` (torch.rand).")
+        st.caption(f"q⁽{q + 1}⁾ = x⁽{q + 1}⁾ W_q and k⁽{k + 1}⁾ = x⁽{k + 1}⁾ W_k, with the weights named at the top.")
 
     st.subheader(f"The context vector of {ui.md_escape(query_name)}")
     scaled = "softmax(ω / √d_k)" if proj == "v1" else "softmax(ω)"

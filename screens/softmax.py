@@ -6,8 +6,9 @@ import torch
 
 from attention_core.book import stages
 from attention_core.drawing import charts, numbers
-from attention_core.lessons import agreement, pitfalls
+from attention_core.lessons import agreement, claims, experiments, initialisation, pitfalls
 import ui
+from attention_core.drawing.numbers import short
 
 POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
 CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves
@@ -50,7 +51,11 @@ def screen():
     for column, (name, matrix) in zip(st.columns(3), normalised.items()):
         with column:
             in_range = bool(((matrix >= 0) & (matrix <= 1)).all())
-            ui.show_row(matrix, settings, name, "weights" if in_range else "scores", highlight=k, row=q)
+            if torch.isfinite(matrix[q]).all():
+                ui.show_row(matrix, settings, name, "weights" if in_range else "scores", highlight=k, row=q)
+            else:  # nothing to draw: the overflow that section D explains
+                st.markdown(f"**{name}**")
+                st.info("exp() overflowed to inf, and inf / inf is nan: no bars to draw.", icon=":material/warning:")
             st.metric(f"row sum · {name}", f"{float(variants[name].sum()):.4f}")
     ui.table(torch.stack(list(variants.values())), "normalised row", list(variants), settings.labels)
     if bool((variants["divide by the sum"] < 0).any()):
@@ -58,21 +63,33 @@ def screen():
                    "it only guarantees the sum, not positivity. Softmax is always positive.")
     st.markdown("Dividing by the sum keeps the proportions of the scores. Softmax exaggerates the differences "
                 "(exp grows fast), so the best-matching key gets a clearly larger share, and it never goes "
-                "negative. The naive and the PyTorch softmax agree here; they part ways at large scores (below).")
+                "negative. " + ("The naive and the PyTorch softmax agree here; they part ways at large scores (below)."
+                                if torch.isfinite(variants["naive exp / sum"]).all() else
+                                f"The naive softmax already fails here: the largest score of this row, "
+                                f"{numbers.plain(float(row.max()))}, is too large for exp() in float32 (see "
+                                "“Large scores” below), while torch.softmax is fine."))
 
     # --- B: scaling the trainable scores --------------------------------------------------------------
     d_k = record["keys"].shape[-1]
     st.header(f"Scaling q · k by √d_k (SelfAttention_v1, d_k = {d_k})")
+    st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(settings.input_kind))
+               + f" d_k = keys.shape[-1] = d_out = {d_k}.")
     scores = record["attn_scores"]  # (T, T)
+    unscaled_weights = stages.softmax(scores)  # (T, T)
     used_scores = record["scaled_scores"] if scale else scores
-    weights = record["attn_weights"] if scale else stages.softmax(scores)
-    title = f"softmax(ω / √{d_k})" if scale else "softmax(ω), unscaled"
-    left, right = st.columns([3, 2])
-    with left:
-        ui.show_matrix(weights, settings, "weights", title, selected_row=q, selected_cell=(q, k),
-                       zoom=True, clickable=True)
-    with right:
-        ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
+    weights = record["attn_weights"] if scale else unscaled_weights
+    both = [(f"softmax(ω / √{d_k})", record["attn_weights"], scale), ("softmax(ω), unscaled", unscaled_weights, not scale)]
+    for column, (title, matrix, picked) in zip(st.columns(2), both):
+        with column:  # one zoom window per screen: the toggled map's
+            ui.show_matrix(matrix, settings, "weights", title, selected_row=q, selected_cell=(q, k), zoom=picked,
+                           clickable=True)
+            ui.show_row(matrix, settings, f"{title}: weights α of the selected query", "weights", highlight=k, row=q)
+    sharp = {title: ui.checked(experiments.sharpness, matrix) for title, matrix, _ in both}
+    for column, (title, metric) in zip(st.columns(4), [(t, m) for m in ("largest weight", "entropy ÷ uniform")
+                                                       for t in sharp]):
+        column.metric(f"{metric} · {title}", short(sharp[title][metric]),
+                      help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
+                           "1 and 0 for a one-hot.")
 
     s_row = used_scores[q].double()
     shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0
@@ -87,9 +104,10 @@ def screen():
              rf" = \frac{{{numbers.latex(float(terms[k]))}}}{{{numbers.latex(float(terms.sum()))}}} = {float(weights[q, k]):.4f}")
     if shift:
         st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
-                   f"({numbers.latex(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
-    st.caption(f"ω = q · k with W_q, W_k from `torch.manual_seed({settings.seed_for('softmax')})` and SelfAttention_v1 "
-               f"(torch.rand weights); d_k = keys.shape[-1] = d_out = {d_k}.")
+                   f"({numbers.plain(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
+    st.markdown("Why not the book's `torch.rand` weights at every size? All-positive inputs and weights make every "
+                "score large and positive, and turn softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
+                "measures it (section 5).")
 
     st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
     precedence = pitfalls.precedence(scores[q], d_k)  # the bug from the notes, computed next to the fix
@@ -98,7 +116,7 @@ def screen():
             f"torch.softmax(attn_scores_{q + 1} / d_k*0.5, dim=-1)   # bug: / {d_k} * 0.5\n"
             f"# -> [{numbers.listing(precedence['wrong'])}]", language="python")
     st.markdown(f"Python reads `/ d_k*0.5` as `(ω / d_k) · 0.5`, a division by {2 * d_k} rather than √{d_k}. "
-                "The bug still produces weights that sum to 1, so nothing crashes: they are just flatter than intended.")
+                + claims.precedence_claim(precedence["right"], precedence["wrong"]))
 
     # --- C: why sqrt(d_k) -------------------------------------------------------------------------------
     st.header("Why √d_k: softmax sharpens as d_k grows")
@@ -151,9 +169,15 @@ def screen():
     ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
 
     # --- checks and mistakes ------------------------------------------------------------------------
-    ui.agreement([("scaled context vectors vs F.scaled_dot_product_attention", ui.checked(agreement.unmasked_vs_sdpa, record, True)),
-                  ("naive exp/sum vs torch.softmax (book scores)",
-                   stages.max_abs_diff(stages.softmax_naive(simple["attn_scores"]), stages.softmax(simple["attn_scores"])))])
+    naive = stages.softmax_naive(simple["attn_scores"])  # (T, T): overflows on large x · x
+    checks = [("scaled context vectors vs F.scaled_dot_product_attention", ui.checked(agreement.unmasked_vs_sdpa, record, True))]
+    overflow = claims.overflow_claim(naive)
+    if overflow is None:
+        checks.append(("naive exp/sum vs torch.softmax (x · x scores)",
+                       stages.max_abs_diff(naive, stages.softmax(simple["attn_scores"]))))
+    ui.agreement(checks)
+    if overflow:
+        st.caption(overflow)
     if ui.pitfalls_toggle():
         wrong_dim = pitfalls.softmax_wrong_dim(scores)
         ui.pitfall("Softmax over the wrong dimension", "torch.softmax(attn_scores, dim=0)",

@@ -67,7 +67,7 @@ def test_gpt2_scale_screen_shows_an_overview_and_an_exact_window():
     assert window, "zoom window chart missing"
     # The window's cells are the exact scores of those tokens.
     x = lesson.make_inputs("random", "", False, 1024, 768, 123).x
-    record, _, _ = lesson.projection_trace(x, "v1", 768, 123, "cpu")
+    record, _, _ = lesson.projection_trace(x, "v1", 768, 123, "cpu", book=False)
     cells = window[0][1][0]
     assert len(cells) == 32 * 32
     first = cells[(cells["i"] == 0) & (cells["j"] == 0)]["value"].item()

@@ -25,8 +25,10 @@ def test_renders_every_chart_and_the_numbers_of_the_experiment():
     assert shown["largest weight · unscaled"] == f"{rows[UNSCALED]['largest weight']:.4f}"
     assert shown["entropy · scaled"] == f"{rows[SCALED]['entropy (nats)']:.4f}"
     assert shown["median gradient · unscaled · d_k = 64"] == f"{rows[UNSCALED]['gradient (median)']:.2e}"
-    table = at.dataframe[0].value
+    saturation, table = at.dataframe[0].value, at.dataframe[-1].value  # section 5's table, then all the numbers
     assert len(table) == 2 * len(experiments.POWERS)
+    assert list(saturation["inputs"]) == [inputs for inputs, _ in experiments.SATURATION_SETUPS]
+    assert saturation["largest weight, scaled"].iloc[0] == "1"  # torch.rand everywhere: one-hot even when scaled
     text = page_text(at)
     assert "4,096 queries per d_k, each scoring 16 keys" in text
     assert "def sample_scores" in text and "def softmax_gradient_norm" in text  # the code, read with inspect

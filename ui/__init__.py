@@ -4,7 +4,7 @@ Data flows one way: URL -> session state -> widgets -> cached calls into attenti
 Pages use `from attention_core import ui` and the names below.
 """
 from ui.cache import (causal, dropout_convergence, efficiency_backends, efficiency_measure, exercise_3_1, heads,
-                      mha_agreement, projection,
+                      mha_agreement, projection, saturation,
                                      why_scaling_histogram, why_scaling_sweep)
 from ui.controls import heads_picker, key_picker, query_picker
 from ui.checks import agreement, checked, pitfall, pitfalls_toggle
@@ -32,7 +32,7 @@ from ui.state import clamp, control, fragment, init_state, note, set_value, sync
 from attention_core.drawing.text import dot_product_latex, md_escape, short
 
 __all__ = [
-    "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
+    "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table", "table_height",
     "show_dropout_rows", "show_where_dropped",
     "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core.lessons import agreement, efficiency, experiments, traces
+from attention_core.lessons import agreement, efficiency, experiments, initialisation, traces
 from ui.byte_cache import byte_cache
 from ui.settings import Settings
 
@@ -24,7 +24,8 @@ def cached_inputs(kind, text, positions, num_tokens, d_in, seed):
 
 @byte_cache(max_mb=80, spinner="Computing…")
 def _projection(inputs_id, which, d_out, seed, device, *, _x):
-    return traces.projection_trace(_x, which, d_out, seed, device)
+    book = initialisation.book_weights(inputs_id[0])  # inputs_id[0]: the kind of input ("book", ...)
+    return traces.projection_trace(_x, which, d_out, seed, device, book)
 
 
 def projection(settings: Settings, which: str, stage: str):
@@ -104,3 +105,9 @@ def efficiency_backends(device: str) -> list[str]:
 def efficiency_measure(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype="float32"):
     """One size of the efficiency sweep, measured once per server for identical settings."""
     return efficiency.measure_size(device, batch, heads, head_dim, num_tokens, repeats, methods, dtype)
+
+
+@st.cache_data(max_entries=4, show_spinner="Running the experiment…")
+def saturation(seed: int) -> pd.DataFrame:
+    """experiments.saturation at GPT-2 small's width: one row per (inputs, weights) setup."""
+    return pd.DataFrame(experiments.saturation(seed=seed))

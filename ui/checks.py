@@ -5,6 +5,8 @@ import threading
 import streamlit as st
 import torch
 
+from attention_core.drawing import numbers
+
 from ui.state import control
 from ui.draw.vega import fingerprint
 
@@ -36,13 +38,13 @@ def checked(check, *args):
     return result
 
 
-def agreement(checks: list[tuple[str, float]], tolerance: float = 1e-5) -> None:
+def agreement(checks: list[tuple[str, float]], tolerance: float = numbers.TOLERANCE) -> None:
     """This screen's result next to PyTorch's own: one metric per check, max |difference|."""
     st.subheader("Agreement with PyTorch")
     for column, (label, diff) in zip(st.columns(len(checks)), checks):
         column.metric(label, f"{diff:.1e}", delta="agrees" if diff <= tolerance else "differs",
                       delta_color="normal" if diff <= tolerance else "inverse", delta_arrow="off")
-    st.caption(f"Max absolute difference; agreement means ≤ {tolerance:g} (float32 rounding).")
+    st.caption(f"Max absolute difference; agreement means ≤ {numbers.plain(tolerance)} (float32 rounding).")
 
 
 def pitfalls_toggle() -> bool:

@@ -5,6 +5,7 @@ import streamlit as st
 import torch
 
 from attention_core.book.device import describe, unused_gpu_note
+from attention_core.drawing.numbers import fixed
 from ui.settings import this_run
 from ui.state import note
 from ui.draw.vega import fingerprint, labels_key
@@ -50,16 +51,18 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     rows = (row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]]
     cols = (col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]]
     wide = len(cols) > 16
-    frame = _arrow_table((fingerprint(cut), labels_key(map(str, rows)), labels_key(map(str, cols)), wide),
-                         lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols).round(4 if wide else 12))
+    finite = bool(torch.isfinite(cut).all())  # nan and ±inf as text: a number column would show nan as "None"
+    frame = _arrow_table((fingerprint(cut), labels_key(map(str, rows)), labels_key(map(str, cols)), wide, finite),
+                         lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols).round(4 if wide else 12) if finite
+                         else pd.DataFrame([[fixed(float(v)) for v in r] for r in cut], index=rows, columns=cols))
     first = " (first item of the batch/head)" if len(shape) > 2 else ""
     more = f"; showing the first {cut.shape[0]} × {cut.shape[1]}" if cut.shape != t.shape else ""
     with st.container():  # one block: a slide never puts the label on one page and its table on the next
         st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
         # column_config formats in the browser (a pandas Styler would render in Python on every run), but
         # Streamlit deep-copies it per column on every run: wide tables are rounded instead.
-        st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if wide else
-                     {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
+        st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if wide or not finite
+                     else {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
 
 
 # Tables as Arrow, converted once: pandas -> Arrow costs 2-8 ms a table, a dozen tables a rerun, and a

@@ -29,6 +29,11 @@ class Settings:
     quiz: bool  # predict first (class mode)
     notes: list[str]  # what was wrong with the URL or the typed sentence, shown on every screen
 
+    @property
+    def input_kind(self) -> str:
+        """"book", "sentence" or "random": the first of inputs_id (sidebar.INPUT_CONTROLS' order)."""
+        return self.inputs_id[0]
+
     def seed_for(self, stage: str) -> int:
         """The book preset uses the book's seed for each stage; otherwise the chosen seed."""
         return BOOK_SEEDS[stage] if self.preset == "book" else self.seed

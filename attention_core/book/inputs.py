@@ -65,15 +65,17 @@ def embed_tokens(tokens: list[str], d_in: int, seed: int, positions: bool = Fals
 
 
 def random_inputs(num_tokens: int, d_in: int, seed: int) -> torch.Tensor:
-    """Seeded uniform [0, 1) inputs, as `torch.rand` in the book's exercise 3.3.
+    """Seeded standard-normal inputs: zero mean, unit variance, like rows of a trained `nn.Embedding`.
 
+    Not `torch.rand` (all in [0, 1)): all-positive inputs make every score large and positive, and
+    softmax saturates at GPT-2's sizes however the scores are scaled (experiments.saturation shows it).
     The stream is derived from the seed, not the seed itself: the projections are built with
     `torch.manual_seed(seed)`, and inputs drawn from that same stream would repeat the weights'
     own random numbers (x[t] would line up with row t of W_query, and head h's queries of tokens
     64h to 64h + 63 would stand out as a bright band in every map).
     """
     generator = torch.Generator().manual_seed(_seed_from("random inputs", seed))
-    return torch.rand(num_tokens, d_in, generator=generator)  # (T, d_in)
+    return torch.randn(num_tokens, d_in, generator=generator)  # (T, d_in)
 
 
 def random_token_names(num_tokens: int) -> list[str]:

@@ -24,9 +24,14 @@ ALTAIR_MAX = 64  # above 64 x 64 a matrix is drawn as an image (one rect per cel
 SCALES = {
     # clamp: survivors of dropout exceed 1 and get the darkest blue rather than black.
     "weights": alt.Scale(scheme="blues", domain=[0, 1], clamp=True),
-    "scores": alt.Scale(scheme="redblue", domainMid=0, reverse=True),
-    "mask": alt.Scale(domain=[0, 1], range=["#f3f4f6", "#1f2937"]),
 }
+
+
+def score_scale(values: np.ndarray) -> alt.Scale:
+    """Red-blue with white at exactly 0 (colour.score_range): one-sided when no score is negative.
+    (Vega's domainMid=0 puts white at 0 only when the data straddle 0.)"""
+    low, high = colour.score_range(values)
+    return alt.Scale(domain=[low, high], range=colour.score_palette(low, high), clamp=True)
 
 
 def axis_labels(tokens: list[str]) -> list[str]:
@@ -52,7 +57,8 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
 
 def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
             size: int = 360, clickable: bool = False, font_scale: float = 1.0,
-            weight_scale: str = "absolute", context: tuple | None = None) -> alt.Chart:
+            weight_scale: str = "absolute", context: tuple | None = None,
+            mask_labels: tuple[str, str] | None = None) -> alt.Chart:
     """A matrix as coloured cells with a legend and tooltips; values printed when small.
 
     kind: "weights", "scores" or "mask" (picks the colour scale). weight_scale: "absolute" (0..1)
@@ -63,6 +69,7 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     dataset. clickable: a click selects a cell (selection "cell", fields i, j).
     context: for a window of a larger weights map, (masked, log2 shares, share range) of the window's
     cells as computed on the whole map (a share counts the keys of the whole row).
+    mask_labels: for a mask, what 0 and 1 mean, e.g. ("may see", "blocked"): a legend of two swatches.
     """
     frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
     values = np.asarray(matrix, dtype=np.float64)
@@ -81,10 +88,16 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
                          title="× even share", legend=alt.Legend(labelExpr="format(pow(2, datum.value), '.2~g') + '×'"))
         tooltip.append(alt.Tooltip("share:N", title="against an even share"))
         dark = low + 0.6 * (high - low)
+    elif kind == "mask":  # two values with a meaning each, not a 0..1 ramp
+        zero, one = mask_labels or ("0", "1")
+        frame["shade"] = frame["value"].fillna(0.0)
+        frame["meaning"] = np.where(frame["shade"] >= 0.5, one, zero)
+        fill = alt.Color("meaning:N", scale=alt.Scale(domain=[zero, one], range=colour.MASK_HEX), title="mask")
+        dark = None
     else:
         # Masked cells take their grey from the condition; a finite shade keeps Vega from dropping them.
         frame["shade"] = frame["value"].fillna(0.0)
-        fill = alt.Color("shade:Q", scale=SCALES.get(kind, SCALES["scores"]), title=kind)
+        fill = alt.Color("shade:Q", scale=SCALES["weights"] if kind == "weights" else score_scale(values), title=kind)
         dark = None
     x = alt.X("key:N", sort=list(col_labels), title="key (attended to)",
               axis=alt.Axis(labelAngle=-45, labelOverlap=cols > CELL_TEXT_MAX))
@@ -157,16 +170,28 @@ def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
     return 0.6 * spread if spread > 0 else math.inf
 
 
+def row_keys(values, limit: int, highlight: int | None = None) -> np.ndarray:
+    """Which keys of a row too long to draw whole get a bar: the `limit` largest values (ties: the
+    earlier key), always including `highlight`, in key order."""
+    values = np.nan_to_num(np.asarray(values, dtype=np.float64), nan=-np.inf)
+    order = np.argsort(-values, kind="stable")  # largest first; equal values keep key order
+    keys = order[:limit]
+    if highlight is not None and highlight not in keys:
+        keys = np.append(order[: limit - 1], highlight)
+    return np.sort(keys)
+
+
 def row_bars(labels, title: str = "", kind: str = "weights", font_scale: float = 1.0,
-             text: bool | None = None) -> alt.Chart:
+             text: bool | None = None, unit_axis: bool = True) -> alt.Chart:
     """One query's row as bars, its exact value on each bar (up to 16 keys).
 
     The bars come from the "row" dataset (see `row_data`), not from the spec, so moving to another
     query or key keeps the spec: the browser swaps that dataset in its existing Vega view.
+    unit_axis: weights on a 0..1 axis (off for a long row, whose weights are all small).
     """
     bars = alt.Chart(alt.NamedData(ROW)).mark_bar().encode(
         x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-45)),
-        y=alt.Y("value:Q", title=kind, scale=alt.Scale(domain=[0, 1]) if kind == "weights" else alt.Undefined),
+        y=alt.Y("value:Q", title=kind, scale=alt.Scale(domain=[0, 1]) if kind == "weights" and unit_axis else alt.Undefined),
         color=alt.condition("datum.hl", alt.value("#f59e0b"), alt.value("#2563eb")),
         tooltip=["key:N", alt.Tooltip("text:N", title="value")],
     )

@@ -9,6 +9,8 @@ weights at all: they are drawn in a separate hatched grey that no weight can tak
 """
 import numpy as np
 
+from attention_core.drawing.numbers import plain
+
 SHARE_AUTO_ABOVE = 16  # "auto": the plain 0..1 scale up to 16 tokens (the book's 6 read well), shares above
 MIN_SHARE_SPAN = 0.25  # log2 units: a perfectly even map is drawn on 0.92× .. 1.09× (pale to dark), not on noise
 
@@ -18,6 +20,10 @@ REDBLUE = np.array([[5, 48, 97], [67, 147, 195], [247, 247, 247], [214, 96, 77],
 SHARES = np.array([[255, 255, 217], [199, 233, 180], [65, 182, 196], [34, 94, 168], [8, 29, 88]], float)
 BLUES_HEX = ["#f7fbff", "#c6dbef", "#6baed6", "#2171b5", "#08306b"]
 SHARES_HEX = ["#ffffd9", "#c7e9b4", "#41b6c4", "#225ea8", "#081d58"]
+REDBLUE_HEX = ["#053061", "#4393c3", "#f7f7f7", "#d6604d", "#67001f"]  # REDBLUE: white (#f7f7f7) is 0
+# A mask has two values, 0 and 1: two flat tones, no ramp (their meaning depends on the mask, see mask_legend).
+MASK_HEX = ["#f3f4f6", "#1f2937"]
+MASK = np.array([[243, 244, 246], [31, 41, 55]], float)
 MASKED_RGB = (156, 163, 175)  # grey, hatched with MASKED_STRIPE in images
 MASKED_STRIPE = (229, 231, 235)
 MASKED_HEX = "#9ca3af"
@@ -80,16 +86,46 @@ def times_even(log2_share: float) -> str:
     return f"{2 ** log2_share:.2g}× even"
 
 
+def score_range(matrix, percentile: float = 100.0) -> tuple[float, float]:
+    """The ends of a scores colour bar, with white at exactly 0: (-m, m) for scores of both signs,
+    (0, m) when every score is >= 0 (one-sided: white to red), (-m, 0) when every score is <= 0.
+    m is the largest |score|, or its `percentile` (larger scores take the end colour): a few huge
+    scores, such as x · x on the diagonal, then leave the others their colours."""
+    values = np.asarray(matrix, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    spread = float(np.percentile(np.abs(finite), percentile)) if finite.size else 0.0
+    spread = spread or (float(np.abs(finite).max()) if finite.size else 0.0) or 1.0
+    if finite.size and finite.min() >= 0:
+        return 0.0, spread
+    if finite.size and finite.max() <= 0:
+        return -spread, 0.0
+    return -spread, spread
+
+
+def score_palette(low: float, high: float) -> list[str]:
+    """The part of the red-blue palette a score range (from score_range) uses: white always sits at 0."""
+    return REDBLUE_HEX[2:] if low >= 0 else REDBLUE_HEX[:3] if high <= 0 else REDBLUE_HEX
+
+
+def score_legend(low: float, high: float) -> str:
+    """A scores colour bar in words, white at 0: "0 (white) … 3.2 (red)" when no score is negative."""
+    parts = ([f"{plain(low)} (blue)"] if low < 0 else []) + ["0 (white)"] + ([f"{plain(high)} (red)"] if high > 0 else [])
+    return " … ".join(parts)
+
+
+def mask_legend(labels: tuple[str, str] | None) -> str:
+    """A mask's legend in words: what 0 and what 1 mean (light and dark), e.g. ("may see", "blocked")."""
+    zero, one = labels or ("0", "1")
+    return f"light = 0 = {zero}, dark = 1 = {one}"
+
+
 def colour_range(matrix, kind: str) -> tuple[float, float]:
     """The values at the two ends of the colour bar (for "share": log2 shares)."""
     if kind in ("weights", "mask"):
         return 0.0, 1.0
     if kind == "share":
         return share_range(shares(matrix))
-    values = np.asarray(matrix, dtype=np.float64)
-    finite = values[np.isfinite(values)]
-    spread = float(np.abs(finite).max()) if finite.size else 1.0
-    return -spread, spread
+    return score_range(matrix)
 
 
 def _ramp(t: np.ndarray, palette: np.ndarray) -> np.ndarray:
@@ -112,8 +148,8 @@ def matrix_image(matrix, kind: str = "weights", cell_px: int = 1, masked: np.nda
     """A matrix as an RGB image (uint8, cell_px pixels per cell), in the heatmaps' colours.
 
     kind: "weights" (0..1 blues), "share" (values are log2 shares, see `shares`, over value_range),
-    "scores" (diverging around 0), "scores_unit" (scores already in -1..1). Infinite or missing
-    cells, and `masked` ones, are hatched grey.
+    "scores" (red-blue, white at 0: see score_range, or value_range), "scores_unit" (scores already in -1..1),
+    "mask" (two tones: 0 light, 1 dark). Infinite or missing cells, and `masked` ones, are hatched grey.
     """
     values = np.asarray(matrix, dtype=np.float64)
     missing = ~np.isfinite(values)
@@ -123,10 +159,11 @@ def matrix_image(matrix, kind: str = "weights", cell_px: int = 1, masked: np.nda
         missing = np.isnan(values)
         palette = SHARES
     elif kind in ("scores", "scores_unit"):
-        finite = values[~missing]
-        spread = 1.0 if kind == "scores_unit" else (np.abs(finite).max() if finite.size else 1.0)
-        t = (values / (spread or 1.0) + 1) / 2
+        low, high = (-1.0, 1.0) if kind == "scores_unit" else value_range or score_range(values)
+        t = (values / max(abs(low), abs(high)) + 1) / 2  # 0 -> 0.5, the palette's white
         palette = REDBLUE
+    elif kind == "mask":
+        t, palette = (values >= 0.5).astype(float), MASK
     else:
         t = values
         palette = BLUES
@@ -140,11 +177,14 @@ def matrix_image(matrix, kind: str = "weights", cell_px: int = 1, masked: np.nda
     return rgb.round().astype(np.uint8)
 
 
-def colour_bar(kind: str, width: int = 256, height: int = 14) -> np.ndarray:
-    """A horizontal legend strip (RGB) with the same colours as matrix_image, low end on the left."""
+def colour_bar(kind: str, width: int = 256, height: int = 14, low: float = -1.0, high: float = 1.0) -> np.ndarray:
+    """A horizontal legend strip (RGB) with the same colours as matrix_image, low end on the left.
+
+    For "scores", low and high (from score_range) pick the half of the palette a one-sided range uses."""
     ramp = np.tile(np.linspace(0, 1, width), (height, 1))
     if kind == "scores":
-        return matrix_image(ramp * 2 - 1, "scores_unit")
+        left, right = (0.0 if low >= 0 else -1.0), (0.0 if high <= 0 else 1.0)
+        return matrix_image(left + ramp * (right - left), "scores_unit")
     if kind == "share":
         return matrix_image(ramp, "share", value_range=(0.0, 1.0))
     return matrix_image(ramp, kind)

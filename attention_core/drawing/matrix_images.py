@@ -10,6 +10,9 @@ import numpy as np
 from attention_core.drawing import colour
 
 
+SCORE_PERCENTILE = 98  # a scores overview's colours end at the 98th percentile of |block mean|
+
+
 def overview_factor(size: int, max_pixels: int = 256) -> int:
     """How many cells one pixel of the overview image covers along each axis (1 up to 256)."""
     return max(1, -(-size // max_pixels))
@@ -61,8 +64,11 @@ def overview(values: np.ndarray, kind: str):
         how = "mean" if kind == "scores" else "max"
         masked = colour.masked_cells(values) if kind == "weights" else np.zeros(values.shape, dtype=bool)
         reduced = block_reduce(np.where(masked, np.nan, values), factor, how)
-        low, high = colour.colour_range(values, kind)
-        image = colour.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape)))
+        # Scores: the range of what is drawn (block means), to its 98th percentile, so that a bright
+        # diagonal (x · x) does not wash every other block out to white.
+        low, high = (colour.score_range(reduced, SCORE_PERCENTILE) if kind == "scores"
+                     else colour.colour_range(values, kind))
+        image = colour.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape)), value_range=(low, high))
     blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
     return image, blocks, (low, high)

@@ -39,6 +39,28 @@ def listing(values, limit: int = 8) -> str:
     return ", ".join(shown) + (", …" if flat.numel() > limit else "")
 
 
+TOLERANCE = 1e-5  # every screen's "agrees": a max |difference| up to this is float32 rounding
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def plain(number: float) -> str:
+    """A number as plain text (captions, legends), never LaTeX: `short` from 10^-4 to 10^5, else
+    "1.121 × 10⁶" or "10⁻⁵" with Unicode superscripts."""
+    if not math.isfinite(number):
+        return fixed(number)
+    if number == 0 or 1e-4 <= abs(number) < 1e5:
+        return short(number)
+    mantissa, exponent = f"{number:.3e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    power = "10" + str(int(exponent)).translate(_SUPERSCRIPT)
+    return power if mantissa == "1" else f"{mantissa} × {power}"
+
+
+def within_tolerance(difference: float) -> str:
+    """The agreement claim in words, the same on every screen: "≤ 10⁻⁵" or "> 10⁻⁵"."""
+    return f"{'≤' if difference <= TOLERANCE else '>'} {plain(TOLERANCE)}"
+
+
 def latex(number: float) -> str:
     """A number for st.latex: `short` below 10^5, else a × 10^n."""
     if abs(number) < 1e5:

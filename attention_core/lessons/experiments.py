@@ -131,6 +131,68 @@ def loglog_slope(d_k_values, variances) -> float:
     return float((x * y).sum() / (x * x).sum())
 
 
+# --- Why the book leaves torch.rand weights behind: all-positive vectors saturate softmax ------------
+
+SATURATION_TOKENS, SATURATION_D = 256, 768  # 256 queries and keys of GPT-2 small's width
+ONE_HOT = 0.99  # a row whose largest weight exceeds this counts as one-hot
+# (inputs, weights): the book's v1 at GPT-2 size, each half of the fix alone, and a real model's start.
+SATURATION_SETUPS = (("torch.rand", "torch.rand"), ("torch.randn", "torch.rand"),
+                     ("torch.rand", "nn.Linear"), ("torch.randn", "nn.Linear"))
+
+
+def sharpness(weights: torch.Tensor) -> dict:
+    """How peaked the rows of an unmasked (T, T) weights map are, as medians over its rows.
+
+    largest: the largest weight of a row (1/T when even, 1 when one-hot); entropy ÷ uniform: the
+    row's entropy over ln T (1 when even, 0 when one-hot); one-hot: the share of rows whose largest
+    weight exceeds ONE_HOT.
+    """
+    w = weights.double()  # (T, T)
+    tokens = w.shape[-1]
+    largest = w.max(dim=-1).values  # (T,)
+    ratio = (stages.entropy(w) / math.log(tokens)).clamp(min=0) if tokens > 1 else torch.zeros_like(largest)  # (T,)
+    return {"largest weight": float(largest.median()), "entropy ÷ uniform": float(ratio.median()),
+            "one-hot rows": float((largest > ONE_HOT).double().mean())}
+
+
+def _saturation_draw(inputs: str, weights: str, tokens: int, d: int, gen: torch.Generator):
+    """Inputs x (T, d) and W_q, W_k (d, d) of one setup."""
+    x = (torch.rand if inputs == "torch.rand" else torch.randn)(tokens, d, generator=gen, dtype=torch.float64)
+    if weights == "torch.rand":  # SelfAttention_v1 as the book writes it
+        w_q, w_k = (torch.rand(d, d, generator=gen, dtype=torch.float64) for _ in range(2))
+    else:  # nn.Linear's default: uniform in ±1/√d_in
+        w_q, w_k = ((torch.rand(d, d, generator=gen, dtype=torch.float64) * 2 - 1) / math.sqrt(d) for _ in range(2))
+    return x, w_q, w_k
+
+
+def saturation(tokens: int = SATURATION_TOKENS, d: int = SATURATION_D, seed: int = 123) -> list[dict]:
+    """One row per (inputs, weights) setup: the scores' mean and spread, and how sharp softmax gets.
+
+    Each setup draws x (tokens, d), W_q and W_k (d, d), scores ω = (x W_q)(x W_k)ᵀ with no mask, and
+    measures softmax(ω / √d) and softmax(ω) with `sharpness`. "score mean" is the mean of all ω;
+    "spread in a row" the median over queries of the standard deviation of ω / √d across one query's
+    keys: softmax ignores a row's mean but not its spread. All-positive vectors give every score
+    the same sign and a mean that grows like d (not √d), and the keys' sizes differ in proportion:
+    a spread in the thousands after scaling, so every row is one-hot. Zero-mean inputs and
+    weights keep the scaled spread near 1/3.
+    """
+    _check(1, min(tokens, MAX_TOKENS), min(d, MAX_D_K))
+    if tokens > 1024 or d > MAX_D_K:
+        raise ValueError(f"tokens must be at most 1024 and d at most {MAX_D_K}")
+    rows = []
+    for inputs, weights in SATURATION_SETUPS:
+        gen = torch.Generator().manual_seed(seed * 4 + len(rows))  # the same draws whichever setups run
+        x, w_q, w_k = _saturation_draw(inputs, weights, tokens, d, gen)
+        scores = (x @ w_q) @ (x @ w_k).T  # (T, T)
+        scaled = stages.scale_scores(scores, d)
+        row = {"inputs": inputs, "weights": weights, "score mean": float(scores.mean()),
+               "spread in a row": float(scaled.std(dim=-1).median())}
+        for label, s in (("scaled", scaled), ("unscaled", scores)):
+            row |= {f"{name}, {label}": value for name, value in sharpness(stages.softmax(s)).items()}
+        rows.append(row)
+    return rows
+
+
 if __name__ == "__main__":  # timing: python -m attention_core.lessons.experiments [--quick]
     import sys
     import time

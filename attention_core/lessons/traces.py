@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 import torch
 
 from attention_core.book import stages
+from attention_core.lessons import initialisation
 from attention_core.book.device import run_with_fallback
 from attention_core.book.inputs import (BOOK_INPUTS, BOOK_TOKENS, MAX_SENTENCE_TOKENS, embed_tokens,
                                    random_inputs, random_token_names, tokenize)
-from attention_core.book.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
-                                    SelfAttention_v2, count_parameters)
+from attention_core.book.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2,
+                                    count_parameters)
 from attention_core.book.seeding import build_seeded
 
 
@@ -58,11 +59,12 @@ def _trace_on(module, x, device):
     return run_with_fallback(compute, device)
 
 
-def projection_trace(x: torch.Tensor, which: str, d_out: int, seed: int, device: str):
+def projection_trace(x: torch.Tensor, which: str, d_out: int, seed: int, device: str, book: bool = True):
     """Scores, weights and context vectors for one head without a mask (sections 3.3-3.4).
 
     which: "none" for the simplified x.x attention (no weights, no scaling, as in 3.3),
-    "v1" for SelfAttention_v1 (torch.rand weights), "v2" for SelfAttention_v2 (nn.Linear).
+    "v1" for SelfAttention_v1, "v2" for SelfAttention_v2 (nn.Linear). book: v1 keeps the book's
+    torch.rand weights; otherwise it gets nn.Linear's (initialisation.py says why).
     Returns (record, device_used, note).
     """
     if which == "none":
@@ -74,8 +76,10 @@ def projection_trace(x: torch.Tensor, which: str, d_out: int, seed: int, device:
                           attn_weights=weights, context_vec=stages.context_vectors(weights, xd))
             return _to_cpu(record)
         return run_with_fallback(compute, device)
-    factory = SelfAttention_v1 if which == "v1" else SelfAttention_v2
-    module = build_seeded(factory, seed, x.shape[-1], d_out)
+    if which == "v1":
+        module = initialisation.build_v1(seed, x.shape[-1], d_out, book)
+    else:
+        module = build_seeded(SelfAttention_v2, seed, x.shape[-1], d_out)
     record, used, note = _trace_on(module, x, device)
     record["W_query"], record["W_key"] = _weights(module)
     return record, used, note

@@ -7,7 +7,7 @@ import pyarrow as pa
 import streamlit as st
 import torch
 
-from attention_core.drawing import charts, colour, matrix_images
+from attention_core.drawing import charts, colour, matrix_images, numbers
 from ui.draw.export import download_buttons, png_bytes
 from ui.settings import Settings
 from ui.state import clamp, control, fragment, set_value
@@ -20,12 +20,13 @@ def _numpy(matrix) -> np.ndarray:
 
 def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
                 selected_row: int | None = None, selected_cell=None, row_labels=None, col_labels=None,
-                zoom: bool = False, clickable: bool = False, legend: bool = True):
+                zoom: bool = False, clickable: bool = False, legend: bool = True,
+                mask_labels: tuple[str, str] | None = None):
     """A heatmap that stays quick at every size.
 
     Up to 64 tokens: one Altair cell per value, tooltips, and (clickable) a click picks the query
     and key. Above: an image of block maxima (block means for scores) with a colour bar, and
-    (zoom, once per screen) a 32-64 token window of exact values.
+    (zoom, once per screen) a 32-64 token window of exact values. mask_labels: what a mask's 0 and 1 mean.
     """
     values, key = _numpy(matrix), fingerprint(matrix)
     rows = row_labels or settings.labels[: values.shape[0]]
@@ -38,9 +39,9 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     if max(values.shape) <= charts.ALTAIR_MAX:
         scale = font_scale()
         spec = cached_spec(("heatmap", key, labels_key(rows), labels_key(cols), kind, scale_mode, title, clickable,
-                            scale),
+                            mask_labels, scale),
                            lambda: charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
-                                                  font_scale=scale, weight_scale=scale_mode))
+                                                  font_scale=scale, weight_scale=scale_mode, mask_labels=mask_labels))
         spec = charts.select(spec, rows, cols, selected_row, selected_cell)
         if clickable:
             key = f"click:{title}"
@@ -54,11 +55,12 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     shade_kind = "share" if scale_mode == "share" else kind
     png, blocks, (low, high) = cached_image(("image", key, shade_kind), lambda: _overview_png(values, shade_kind))
     # PNG stated: with "auto", Streamlit would decode these bytes and re-encode them as JPEG on every rerun.
-    st.image(png, output_format="PNG", caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks}); "
-                          "hatched grey = masked.")
+    st.image(png, output_format="PNG", caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks})"
+                          + ("." if kind == "mask" else "; hatched grey = masked."))
     download_buttons(title, image=png, table=frame)
     if legend:
-        st.image(_colour_bar_png(shade_kind), output_format="PNG", caption=_legend(shade_kind, low, high), width=256)
+        st.image(_colour_bar_png(shade_kind, low >= 0, high <= 0), output_format="PNG",
+                 caption=_legend(shade_kind, low, high, mask_labels), width=256)
     if zoom:
         _zoom(values, key, rows, cols, kind, title, scale_mode)
 
@@ -112,14 +114,17 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
     values = np.atleast_2d(_numpy(values))
     if row is None:
         row = 0
+    shown, labels, unit_axis = values[row], settings.labels[: values.shape[1]], True
     if values.shape[1] > charts.ALTAIR_MAX:
-        st.caption(f"{title}: {values.shape[1]} values; the bar chart shows the first {charts.ALTAIR_MAX}.")
-        values, row = values[row: row + 1, : charts.ALTAIR_MAX], 0  # only this row: the rest is not drawn
-    labels = settings.labels[: values.shape[1]]
+        keys = charts.row_keys(shown, charts.ALTAIR_MAX, highlight)  # the largest, in key order
+        st.caption(f"{title}: {numbers.whole(values.shape[1])} keys; the bars show the {len(keys)} with the largest "
+                   f"{kind}" + (" (and the selected key)" if highlight is not None else "")
+                   + ", in key order" + (", on an axis from 0 to the largest." if kind == "weights" else "."))
+        highlight = None if highlight is None else int(np.flatnonzero(keys == highlight)[0])
+        shown, labels, unit_axis = shown[keys], [labels[j] for j in keys], False
     scale = font_scale()
-    spec = cached_spec(("bars", labels_key(labels), title, kind, scale),
-                       lambda: charts.row_bars(labels, title, kind, font_scale=scale))
-    shown = values[row]
+    spec = cached_spec(("bars", labels_key(labels), title, kind, unit_axis, scale),
+                       lambda: charts.row_bars(labels, title, kind, font_scale=scale, unit_axis=unit_axis))
     spec = dict(spec, datasets={charts.ROW: _arrow_bytes(charts.row_data(shown, labels, highlight))})
     draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
 
@@ -132,8 +137,9 @@ def _overview_png(values: np.ndarray, kind: str):
 
 
 @functools.cache
-def _colour_bar_png(kind: str) -> bytes:
-    return png_bytes(colour.colour_bar(kind))
+def _colour_bar_png(kind: str, no_negative: bool = False, no_positive: bool = False) -> bytes:
+    """The legend strip; for scores, only the half of the palette a one-sided range uses."""
+    return png_bytes(colour.colour_bar(kind, low=0.0 if no_negative else -1.0, high=0.0 if no_positive else 1.0))
 
 
 def _arrow_bytes(records: list[dict]) -> bytes:
@@ -158,7 +164,7 @@ def _window_context(key: str, _values: np.ndarray):
     return _context(_values)
 
 
-def _legend(kind: str, low: float, high: float) -> str:
+def _legend(kind: str, low: float, high: float, mask_labels: tuple[str, str] | None = None) -> str:
     """The colour bar's caption in plain words."""
     if kind == "share":
         return (f"colour: each weight against an even share of its query's visible keys (1/n), log scale: "
@@ -166,4 +172,7 @@ def _legend(kind: str, low: float, high: float) -> str:
                 "(this map's 2nd to 98th percentile); hatched grey = masked (future tokens)")
     if kind == "weights":
         return "colour: weight 0 (pale) … 1 (dark); hatched grey = masked (future tokens)"
-    return f"colour: {low:.4f} (blue) … 0 (white) … {high:.4f} (red); hatched grey = masked (−∞)"
+    if kind == "mask":
+        return "colour: " + colour.mask_legend(mask_labels)
+    return ("colour: " + colour.score_legend(low, high) + f" or beyond (the {matrix_images.SCORE_PERCENTILE}th "
+            "percentile of this map's |block means|); hatched grey = masked (−∞)")

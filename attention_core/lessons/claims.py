@@ -1,0 +1,68 @@
+"""Sentences whose wording depends on the numbers they describe, so that no screen says "flatter"
+or "different" about numbers that are not. Plain Python on tensors: tests check each wording."""
+import math
+
+import torch
+
+from attention_core.book import stages
+from attention_core.drawing.numbers import short, whole
+
+HEADS_ALIKE = 0.1  # mean total-variation distance below which two heads' maps count as nearly the same
+
+
+def row_sharpness(row: torch.Tensor) -> tuple[float, float]:
+    """(largest weight, entropy ÷ ln n) of one row of n weights: (1/n, 1) when even, (1, 0) when one-hot."""
+    n = row.numel()
+    ratio = float(stages.entropy(row.double())) / math.log(n) if n > 1 else 0.0
+    return float(row.max()), max(ratio, 0.0)
+
+
+def precedence_claim(right: torch.Tensor, wrong: torch.Tensor) -> str:
+    """What `/ d_k*0.5` did to one query's weights, compared with `/ d_k**0.5`, in measured words."""
+    (r_max, r_ent), (w_max, w_ent) = row_sharpness(right), row_sharpness(wrong)
+    numbers = (f"largest weight {w_max:.4g} instead of {r_max:.4g}, entropy ÷ uniform {w_ent:.4g} instead of "
+               f"{r_ent:.4g}")
+    if w_ent > r_ent + 1e-4:
+        return f"The bug still gives weights that sum to 1, so nothing crashes, but they are flatter than intended: {numbers}."
+    if w_ent < r_ent - 1e-4:
+        return f"The bug still gives weights that sum to 1, so nothing crashes, but they are sharper than intended: {numbers}."
+    return (f"Here the two agree to 4 decimals ({numbers}): this row is "
+            + ("already one-hot" if r_max > 0.99 else "already even" if r_ent > 0.9999 else "barely affected")
+            + ", so the bug only shows on other rows or sizes, and nothing crashes.")
+
+
+def head_distance(weights: torch.Tensor) -> float:
+    """Mean total-variation distance between the rows of every pair of heads: 0 when the heads' maps
+    are the same, 1 when no query shares any weight between two heads. weights: (h, T, T)."""
+    h = weights.shape[0]
+    if h < 2:
+        return 0.0
+    w = weights.double()
+    pairs = [(0.5 * (w[i] - w[j]).abs().sum(dim=-1)).mean() for i in range(h) for j in range(i + 1, h)]  # (T,) -> mean
+    return float(torch.stack(pairs).mean())
+
+
+def heads_claim(distance: float, heads: int, trained: bool) -> str:
+    """Whether the heatmaps of the heads really differ, given their head_distance, as a sentence.
+    Random heads that differ do so by chance, not "for that reason": they have learned no role yet."""
+    if heads < 2:
+        return "With one head there is nothing to compare."
+    measured = (f"on average two heads here spread a query's weight differently by {short(distance)} "
+                "(total-variation distance: 0 = the same map, 1 = no key in common)")
+    if distance < HEADS_ALIKE:
+        return (f"The maps above are nearly the same: {measured}. "
+                + ("" if trained else "With untrained, random weights every head mixes its keys almost evenly; "
+                   "the differences appear with training (see *What heads learn*)."))
+    if trained:
+        return f"The maps above differ for that reason: {measured}."
+    return (f"The maps above differ, {measured}, but only by chance: with untrained, random weights no head has "
+            "learned a role yet (see *What heads learn* for heads that have).")
+
+
+def overflow_claim(naive: torch.Tensor) -> str | None:
+    """None when the naive softmax of these scores is finite; else how many rows it turned into nan."""
+    bad = ~torch.isfinite(naive).all(dim=-1)  # (T,)
+    if not bool(bad.any()):
+        return None
+    return (f"The naive exp / sum overflows on {whole(int(bad.sum()))} of {whole(bad.numel())} rows of these scores "
+            "(nan): the failure the overflow section below demonstrates, so it is not compared with torch.softmax.")

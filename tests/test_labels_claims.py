@@ -1,0 +1,75 @@
+"""Numbers, labels and claims: the scores colour bar's zero, the mask legend, one number formatter,
+and sentences whose wording follows the numbers they describe."""
+import numpy as np
+import torch
+
+from attention_core.book import stages
+from attention_core.drawing import charts, colour, numbers
+from attention_core.lessons import claims
+from attention_core.book.inputs import BOOK_INPUTS
+
+WHITE = (247, 247, 247)
+
+
+def test_scores_colour_bar_is_white_at_zero_and_one_sided_when_no_score_is_negative():
+    book = stages.attn_scores(BOOK_INPUTS, BOOK_INPUTS).numpy()  # x · x: every score positive
+    low, high = colour.score_range(book)
+    assert low == 0 and high == float(book.max())
+    spec = charts.heatmap(book, list("abcdef"), list("abcdef"), "scores").to_dict()
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]  # the cells' fill (masked cells: a condition)
+    assert scale["domain"][0] == 0 and scale["range"][0] == "#f7f7f7"  # white is the colour of 0
+    # Both signs: symmetric around 0, white in the middle; in images too.
+    mixed = np.array([[-1.0, 0.0], [0.5, 3.0]])
+    assert colour.score_range(mixed) == (-3.0, 3.0)
+    assert tuple(colour.matrix_image(mixed, "scores")[0, 1]) == WHITE
+    assert tuple(colour.matrix_image(book * 0 + np.eye(6) * 5, "scores")[0, 1]) == WHITE
+    assert colour.score_legend(0.0, 2.5) == "0 (white) … 2.5 (red)"
+    assert colour.score_legend(-2.0, 2.0) == "-2 (blue) … 0 (white) … 2 (red)"
+    bar = colour.colour_bar("scores", low=0.0, high=1.0)  # one-sided legend: white to red only
+    assert tuple(bar[0, 0]) == WHITE and bar[0, -1, 0] > bar[0, -1, 2]
+
+
+def test_a_mask_has_a_two_swatch_legend_that_says_what_blocked_means():
+    mask = stages.causal_mask(4).float().numpy()
+    spec = charts.heatmap(mask, list("abcd"), list("abcd"), "mask", mask_labels=("may see", "blocked")).to_dict()
+    text = str(spec)
+    assert "'domain': ['may see', 'blocked']" in text
+    assert colour.mask_legend(("may see", "blocked")) == "light = 0 = may see, dark = 1 = blocked"
+    image = colour.matrix_image(mask, "mask")
+    assert {tuple(p) for p in image.reshape(-1, 3)} == {tuple(colour.MASK[0].astype(int)), tuple(colour.MASK[1].astype(int))}
+
+
+def test_one_formatter_for_plain_text_numbers():
+    assert numbers.plain(1_120_987.3) == "1.121 × 10⁶"
+    assert numbers.plain(1e-5) == "10⁻⁵" and numbers.plain(-2.5e-7) == "-2.5 × 10⁻⁷"
+    assert numbers.plain(0.95440) == "0.9544" and numbers.plain(float("nan")) == "nan"
+    assert "\\" not in numbers.plain(3.2e9)  # never LaTeX
+    assert numbers.within_tolerance(3e-8) == "≤ 10⁻⁵" and numbers.within_tolerance(2e-5) == "> 10⁻⁵"
+
+
+def test_the_precedence_pitfall_says_flatter_only_when_the_bug_is_flatter():
+    scores = torch.tensor([3.0, 1.0, 0.0, -1.0])
+    right, wrong = torch.softmax(scores / 64**0.5, -1), torch.softmax(scores / 64 * 0.5, -1)
+    said = claims.precedence_claim(right, wrong)
+    assert "flatter than intended" in said and f"largest weight {float(wrong.max()):.4g} instead of" in said
+    same = torch.full((4,), 0.25)
+    assert "flatter" not in claims.precedence_claim(same, same)
+    assert "already even" in claims.precedence_claim(same, same)
+
+
+def test_the_heads_sentence_follows_their_distance():
+    even = torch.tril(torch.ones(5, 5)) / torch.arange(1, 6)[:, None]  # (T, T)
+    alike = torch.stack([even, even])
+    assert claims.head_distance(alike) == 0
+    diagonal = torch.eye(5)
+    assert claims.head_distance(torch.stack([diagonal, torch.roll(diagonal, 1, 1)])) == 1
+    assert "nearly the same" in claims.heads_claim(claims.head_distance(alike), 2, False)
+    assert "differ for that reason" in claims.heads_claim(0.6, 2, True)
+    assert "only by chance" in claims.heads_claim(0.6, 2, False)  # random heads have no roles to differ by
+
+
+def test_the_naive_softmax_check_is_left_out_only_where_it_overflows():
+    book = stages.attn_scores(BOOK_INPUTS, BOOK_INPUTS)
+    assert claims.overflow_claim(stages.softmax_naive(book)) is None
+    big = stages.softmax_naive(torch.tensor([[1000.0, 0.0], [1.0, 2.0]]))
+    assert claims.overflow_claim(big).startswith("The naive exp / sum overflows on 1 of 2 rows")
