@@ -84,8 +84,9 @@ st.markdown("**What GPT-2 predicts next:** " + ", ".join(f"{code(t.replace(' ', 
 @ui.fragment
 def screen():
     st.subheader(f"Every head: {cfg.n_layer} layers × {cfg.n_head} heads")
-    st.image(head_images.model_view(weights), output_format="PNG", caption=f"One map per head: a row per layer (1 at the top), a column "
-             f"per head (1 on the left); in each map queries go down, keys across, {T} tokens.")
+    ui.draw_image(ui.png_bytes(head_images.model_view(weights)), "every GPT-2 head",
+                  f"One map per head: a row per layer (1 at the top), a column per head (1 on the left); in each map "
+                  f"queries go down, keys across, {T} tokens.")
     st.image(head_images.colour_bar(), output_format="PNG", width=256,
              caption=f"colour: weight ÷ the uniform share 1/(keys visible), on a log scale from "
                      f"1/{2 ** head_images.RANGE:g} (blue) through 1 (white) to {2 ** head_images.RANGE:g}× (red); "
@@ -121,8 +122,8 @@ def screen():
         ui.table(weights[layer, head], f"attn_weights[0, {head}] of layer {layer + 1}", labels, labels)
 
     st.subheader(f"Head view: all {cfg.n_head} heads of layer {layer + 1}")
-    st.image(head_images.model_view(weights[layer:layer + 1], head_px=160), output_format="PNG",
-             caption=f"Heads 1 to {cfg.n_head} of layer {layer + 1}, same colours as above.")
+    ui.draw_image(ui.png_bytes(head_images.model_view(weights[layer:layer + 1], head_px=160)),
+                  f"GPT-2 layer {layer + 1}, every head", f"Heads 1 to {cfg.n_head} of layer {layer + 1}, same colours as above.")
     ui.clamp("query", low=1, high=T, fallback_note=f"Query token {{old}} does not exist ({T} tokens); using {{new}}.")
     q = ui.control(st.select_slider, "Query token", "query", options=list(range(1, T + 1)),
                    format_func=lambda i: labels[i - 1]) - 1

@@ -1,4 +1,5 @@
 """Slides from the app: download buttons under charts, and presenter mode for a projector."""
+from types import SimpleNamespace
 import json
 import xml.dom.minidom
 
@@ -55,5 +56,5 @@ def test_presenter_mode_draws_tables_whole_up_to_a_slides_worth_of_rows(monkeypa
     from ui import display
     for presenter, rows, height in ((True, 22, "content"), (True, display.PRESENTER_ROWS, "content"),
                                     (True, 64, "auto"), (False, 22, "auto")):
-        monkeypatch.setattr(display, "value", lambda name, on=presenter: on)
+        monkeypatch.setattr(display, "this_run", lambda on=presenter: SimpleNamespace(presenter=on))
         assert display.table_height(rows) == height, (presenter, rows)

@@ -13,8 +13,8 @@ from ui.display import device_badge, explain, table, table_height
 from ui.draw.heatmaps import show_matrix, show_row, zoom_view
 from ui.draw.dropout_view import show_dropout_rows, show_where_dropped
 from ui.draw.training import curves, head_grid
-from ui.draw.vega import cached_chart, chart, font_scale
-from ui.draw.export import new_run
+from ui.draw.vega import cached_chart, chart, draw_image, font_scale
+from ui.draw.export import new_run, png_bytes
 from ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
 from ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
 from ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers,
@@ -35,7 +35,7 @@ __all__ = [
     "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
     "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table", "table_height",
     "show_dropout_rows", "show_where_dropped",
-    "zoom_view", "cached_chart", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
+    "zoom_view", "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "reader_questions",
     "curves", "head_grid", "look_closer_pickers", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",

@@ -74,15 +74,13 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
     values = np.asarray(matrix, dtype=np.float64)
     rows, cols = values.shape
-    if context is not None:
-        masked, shares, share_range = context
-    else:
-        masked = colour.masked_cells(values) if kind == "weights" else ~np.isfinite(values)
-        shares = share_range = None
+    if context is None and kind == "weights":
+        context = colour.share_context(values)
+    masked = context[0] if context is not None else ~np.isfinite(values)
     frame["masked"] = masked.ravel()
     tooltip = [alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("text:N", title="value")]
     if kind == "weights" and weight_scale == "share":
-        shade, (low, high), shown = _share_column(values, masked, shares, share_range)
+        shade, (low, high), shown = _share_column(*context)
         frame["shade"], frame["share"] = np.where(np.isnan(shade), low, shade).ravel(), shown.ravel()
         fill = alt.Color("shade:Q", scale=alt.Scale(domain=[low, high], range=colour.SHARES_HEX),
                          title="× even share", legend=alt.Legend(labelExpr="format(pow(2, datum.value), '.2~g') + '×'"))
@@ -129,10 +127,9 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     return alt.layer(*layers).properties(title=title, width=width, height=height)
 
 
-def _share_column(values: np.ndarray, masked: np.ndarray, shares=None, share_range=None):
+def _share_column(masked: np.ndarray, shares: np.ndarray, share_range: tuple[float, float]):
     """Shades (log2 shares clipped to their range, nan where masked), the range, and the share as text."""
-    shares = colour.shares(values, masked) if shares is None else shares
-    low, high = colour.share_range(shares) if share_range is None else share_range
+    low, high = share_range
     shade = np.clip(np.where(shares == -np.inf, low, shares), low, high)
     with np.errstate(over="ignore"):
         text = np.where(np.isnan(shares), "masked", np.char.add(np.char.mod("%.2g", np.exp2(shares)), "× even"))
@@ -253,6 +250,11 @@ def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
         rule = alt.Chart(pd.DataFrame({x: [mark_x]})).mark_rule(color="#f59e0b", strokeWidth=2).encode(x=f"{x}:Q")
         lines = lines + rule
     return lines.properties(title=title, height=300)
+
+
+def finished(chart, font_scale: float = 1.0) -> dict:
+    """What a builder hands the UI layer: the chart styled for the font scale, as a Vega-Lite dict."""
+    return to_spec(styled(chart, font_scale))
 
 
 def to_spec(chart) -> dict:

@@ -63,6 +63,16 @@ def shares(weights, masked: np.ndarray | None = None) -> np.ndarray:
     return result
 
 
+def share_context(weights, dtype=np.float64) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+    """(masked cells, log2 shares, share range) of a whole weights map: the one place they are worked
+    out, for its Altair cells, its overview image and the zoom windows cut from it (a window's shares
+    count the keys of the whole row, and its range is the whole map's). dtype float32 halves what a
+    kept context of a 1,024-token map holds (5 MB)."""
+    masked = masked_cells(weights)
+    share_values = shares(weights, masked).astype(dtype, copy=False)
+    return masked, share_values, share_range(share_values)
+
+
 def share_range(share_values: np.ndarray) -> tuple[float, float]:
     """The 2nd and 98th percentiles of the finite shares, at least MIN_SHARE_SPAN apart, around 0 when flat."""
     finite = share_values[np.isfinite(share_values)]

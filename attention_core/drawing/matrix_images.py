@@ -46,7 +46,7 @@ def window(matrix, row_start: int, col_start: int, size: int) -> np.ndarray:
     return values[row_start: row_start + size, col_start: col_start + size]
 
 
-def overview(values: np.ndarray, kind: str):
+def overview(values: np.ndarray, kind: str, weight_scale: str = "absolute"):
     """(RGB image, how it was reduced, its colour range) of a large matrix.
 
     weights: block maxima (a peak stays visible); share: block means of the log2 shares (the
@@ -54,9 +54,8 @@ def overview(values: np.ndarray, kind: str):
     hatched as masked.
     """
     factor = overview_factor(max(values.shape))
-    if kind == "share":
-        shares = colour.shares(values)
-        low, high = colour.share_range(shares)
+    if kind == "share" or (kind == "weights" and weight_scale == "share"):  # kind "share": the same, said short
+        _, shares, (low, high) = colour.share_context(values)
         reduced = block_reduce(np.where(shares == -np.inf, low, shares), factor, "mean")  # nan stays masked
         how = "mean of the log shares"
         image = colour.matrix_image(reduced, "share", max(1, 512 // max(reduced.shape)), value_range=(low, high))

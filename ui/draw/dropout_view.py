@@ -5,10 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.drawing import charts, colour, matrix_images
-from ui.draw.heatmaps import _arrow_bytes, _numpy, _zoom
+from ui.draw.heatmaps import as_numpy, zoom_window
 from ui.draw.export import png_bytes
 from ui.settings import Settings
-from ui.draw.vega import cached_image, cached_spec, draw_spec, fingerprint, font_scale, labels_key
+from ui.draw.vega import (arrow_bytes, cached_image, cached_spec, draw_image, draw_spec, fingerprint, font_scale,
+                          labels_key)
 
 
 def key_window(num_keys: int, query: int, size: int = charts.ALTAIR_MAX) -> slice:
@@ -21,7 +22,7 @@ def key_window(num_keys: int, query: int, size: int = charts.ALTAIR_MAX) -> slic
 def show_dropout_rows(weights, dropped, settings: Settings, q: int, k: int) -> None:
     """Query q's weights before and after dropout, two bar charts on one 0-to-max axis, the dropped
     weights outlined where they stood."""
-    before, after = _numpy(weights)[q], _numpy(dropped)[q]
+    before, after = as_numpy(weights)[q], as_numpy(dropped)[q]
     keys = key_window(len(before), q)
     labels = settings.labels[keys]
     if len(before) > charts.ALTAIR_MAX:
@@ -33,8 +34,8 @@ def show_dropout_rows(weights, dropped, settings: Settings, q: int, k: int) -> N
     for title, values, was in (("weights of the selected query", before, before),
                                ("after dropout, the selected query", after, before)):
         spec = cached_spec(("dropout bars", labels_key(labels), title, scale),
-                           lambda: charts.dropout_bars(labels, title, font_scale=scale))
-        spec = dict(spec, datasets={charts.ROW: _arrow_bytes(charts.dropout_row_data(values, was, labels, top,
+                           lambda: charts.finished(charts.dropout_bars(labels, title, font_scale=scale), scale))
+        spec = dict(spec, datasets={charts.ROW: arrow_bytes(charts.dropout_row_data(values, was, labels, top,
                                                                                       highlight))})
         draw_spec(spec, title, lambda v=values: pd.DataFrame({"key": labels, "weight": v}).set_index("key"),
                   width="stretch")
@@ -45,17 +46,18 @@ def show_dropout_rows(weights, dropped, settings: Settings, q: int, k: int) -> N
 
 def show_where_dropped(keep, visible, dropped, settings: Settings, title: str) -> None:
     """A large map: where dropout struck (the share dropped per block), then a window of exact values."""
-    keep_np = _numpy(keep)
+    keep_np = as_numpy(keep)
     png, blocks, top = cached_image(("dropped share", fingerprint(keep), fingerprint(visible)),
-                                    lambda: _dropped_png(keep_np, _numpy(visible)))
-    st.image(png, output_format="PNG", width=512,
-             caption=f"Where dropout struck: {keep_np.shape[0]:,} × {keep_np.shape[1]:,}, {blocks} (pale = none "
-                     f"dropped, dark = {top:.0%} of the block's visible weights or more); hatched grey = masked "
-                     "(future tokens). A map of the weights themselves would hide a few zeros among their neighbours.")
-    values = _numpy(dropped)
+                                    lambda: _dropped_png(keep_np, as_numpy(visible)))
+    draw_image(png, f"{title}: where dropout struck",
+               f"Where dropout struck: {keep_np.shape[0]:,} × {keep_np.shape[1]:,}, {blocks} (pale = none "
+               f"dropped, dark = {top:.0%} of the block's visible weights or more); hatched grey = masked "
+               "(future tokens). A map of the weights themselves would hide a few zeros among their neighbours.",
+               width=512)
+    values = as_numpy(dropped)
     # The window in the screen's colours (shares at this size): a dropped weight takes the palest colour.
-    _zoom(values, fingerprint(dropped), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]],
-          "weights", title, colour.weight_scale(settings.colour, values.shape[0]))
+    zoom_window(values, fingerprint(dropped), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]],
+                "weights", title, colour.weight_scale(settings.colour, values.shape[0]))
     st.caption("The window shows the exact weights after dropout: a dropped weight is 0.0000, drawn in the "
                "palest colour.")
 

@@ -1,20 +1,27 @@
-"""Matrices and rows on screen: Altair cells up to 64 tokens, an image with a zoom window above."""
+"""Matrices and rows on screen: Altair cells up to 64 tokens, an image with a zoom window above.
+
+One route: tensor → numpy → colours (attention_core.drawing: colour, charts, matrix_images) → a cached
+spec or PNG → ui.draw.vega's draw_spec / draw_image, which also add the downloads. What a map is
+(`kind`: weights, scores or mask) and how weights are coloured (`weight_scale`: "absolute" or "share",
+resolved once from settings.colour by colour.weight_scale) travel together under those two names.
+"""
 import functools
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 import torch
 
 from attention_core.drawing import charts, colour, matrix_images, numbers
-from ui.draw.export import download_buttons, png_bytes
+from ui.draw.export import png_bytes
+from ui.draw.vega import (arrow_bytes, cached_image, cached_spec, draw_image, draw_spec, fingerprint, font_scale,
+                          labels_key)
 from ui.settings import Settings
 from ui.state import clamp, control, fragment, set_value
-from ui.draw.vega import cached_image, cached_spec, draw_spec, fingerprint, font_scale, labels_key
 
 
-def _numpy(matrix) -> np.ndarray:
+def as_numpy(matrix) -> np.ndarray:
+    """A tensor (any device) or array as a float32 numpy array on the CPU."""
     return np.asarray(torch.as_tensor(matrix).detach().float().cpu())
 
 
@@ -28,20 +35,21 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     and key. Above: an image of block maxima (block means for scores) with a colour bar, and
     (zoom, once per screen) a 32-64 token window of exact values. mask_labels: what a mask's 0 and 1 mean.
     """
-    values, key = _numpy(matrix), fingerprint(matrix)
+    values, key = as_numpy(matrix), fingerprint(matrix)
     rows = row_labels or settings.labels[: values.shape[0]]
     cols = col_labels or settings.labels[: values.shape[1]]
-    scale_mode = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
+    weight_scale = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
 
     def frame():
         return pd.DataFrame(values, index=rows, columns=cols)
 
     if max(values.shape) <= charts.ALTAIR_MAX:
         scale = font_scale()
-        spec = cached_spec(("heatmap", key, labels_key(rows), labels_key(cols), kind, scale_mode, title, clickable,
+        spec = cached_spec(("heatmap", key, labels_key(rows), labels_key(cols), kind, weight_scale, title, clickable,
                             mask_labels, scale),
-                           lambda: charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
-                                                  font_scale=scale, weight_scale=scale_mode, mask_labels=mask_labels))
+                           lambda: charts.finished(charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
+                                                                  font_scale=scale, weight_scale=weight_scale,
+                                                                  mask_labels=mask_labels), scale))
         spec = charts.select(spec, rows, cols, selected_row, selected_cell)
         if clickable:
             key = f"click:{title}"
@@ -49,27 +57,27 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
                       on_select=functools.partial(_pick_cell, key), selection_mode="cell")
         else:
             draw_spec(spec, title, frame, width="content")
-        if legend and scale_mode == "share" and kind == "weights":
+        if legend and weight_scale == "share" and kind == "weights":
             st.caption(colour.SHARE_WORDS)
         return
-    shade_kind = "share" if scale_mode == "share" else kind
-    png, blocks, (low, high) = cached_image(("image", key, shade_kind), lambda: _overview_png(values, shade_kind))
-    # PNG stated: with "auto", Streamlit would decode these bytes and re-encode them as JPEG on every rerun.
-    st.image(png, output_format="PNG", caption=f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks})"
-                          + ("." if kind == "mask" else "; hatched grey = masked."))
-    download_buttons(title, image=png, table=frame)
+    png, blocks, (low, high) = cached_image(("image", key, kind, weight_scale),
+                                            lambda: _overview_png(values, kind, weight_scale))
+    draw_image(png, title, f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks})"
+               + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
     if legend:
-        st.image(_colour_bar_png(shade_kind, low >= 0, high <= 0), output_format="PNG",
-                 caption=_legend(shade_kind, low, high, mask_labels), width=256)
+        st.image(_colour_bar_png(kind, weight_scale, low >= 0, high <= 0), output_format="PNG",
+                 caption=_legend(kind, weight_scale, low, high, mask_labels), width=256)
     if zoom:
-        _zoom(values, key, rows, cols, kind, title, scale_mode)
+        zoom_window(values, key, rows, cols, kind, title, weight_scale)
 
 
 def zoom_view(matrix, settings: Settings, kind: str = "weights", title: str = "") -> None:
     """Only the zoom window of a large matrix (when its overview is drawn elsewhere)."""
-    values = _numpy(matrix)
+    values = as_numpy(matrix)
     if max(values.shape) > charts.ALTAIR_MAX:
-        _zoom(values, fingerprint(matrix), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]], kind, title)
+        weight_scale = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
+        zoom_window(values, fingerprint(matrix), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]],
+                    kind, title, weight_scale)
 
 
 def _pick_cell(chart_key: str) -> None:
@@ -81,8 +89,8 @@ def _pick_cell(chart_key: str) -> None:
 
 
 @fragment
-def _zoom(values: np.ndarray, key: str, rows, cols, kind: str, title: str, scale_mode: str = "absolute") -> None:
-    """A window of exact values; moving it reruns only this fragment."""
+def zoom_window(values: np.ndarray, key: str, rows, cols, kind: str, title: str, weight_scale: str = "absolute") -> None:
+    """A window of exact values of a large map (key: its fingerprint); moving it reruns only this fragment."""
     n_rows, n_cols = values.shape
     size = control(st.select_slider, "Zoom: window size", "window_size", options=[32, 40, 48, 56, 64])
     left, right = st.columns(2)
@@ -95,23 +103,25 @@ def _zoom(values: np.ndarray, key: str, rows, cols, kind: str, title: str, scale
     part = matrix_images.window(values, r0 - 1, c0 - 1, size)
     context = None
     if kind == "weights":  # masked cells and shares are those of the whole map, not of the window
-        masked, shares, share_range = _window_context(key, values)
+        masked, shares, share_range = _share_context(key, values)
         context = (matrix_images.window(masked, r0 - 1, c0 - 1, size), matrix_images.window(shares, r0 - 1, c0 - 1, size),
                    share_range)
     name = f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}"
     rows_in, cols_in = rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size]
     scale = font_scale()
-    spec = cached_spec(("window", key, r0, c0, size, labels_key(rows_in), labels_key(cols_in), kind, scale_mode,
+    spec = cached_spec(("window", key, r0, c0, size, labels_key(rows_in), labels_key(cols_in), kind, weight_scale,
                         name, scale),
-                       lambda: charts.heatmap(part, rows_in, cols_in, kind, name, size=480, font_scale=scale,
-                                              weight_scale=scale_mode, context=context))
-    st.vega_lite_chart(spec=charts.select(spec, rows_in, cols_in), width="content")
+                       lambda: charts.finished(charts.heatmap(part, rows_in, cols_in, kind, name, size=480,
+                                                              font_scale=scale, weight_scale=weight_scale,
+                                                              context=context), scale))
+    draw_spec(charts.select(spec, rows_in, cols_in), name, lambda: pd.DataFrame(part, index=rows_in, columns=cols_in),
+              width="content")
 
 
 def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None, row: int | None = None):
     """Bars of one query's row. With `row`, `values` is the whole (T, T) matrix. The spec depends
     only on the labels (keep `title` free of the query): a new query or key sends new data only."""
-    values = np.atleast_2d(_numpy(values))
+    values = np.atleast_2d(as_numpy(values))
     if row is None:
         row = 0
     shown, labels, unit_axis = values[row], settings.labels[: values.shape[1]], True
@@ -124,49 +134,37 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
         shown, labels, unit_axis = shown[keys], [labels[j] for j in keys], False
     scale = font_scale()
     spec = cached_spec(("bars", labels_key(labels), title, kind, unit_axis, scale),
-                       lambda: charts.row_bars(labels, title, kind, font_scale=scale, unit_axis=unit_axis))
-    spec = dict(spec, datasets={charts.ROW: _arrow_bytes(charts.row_data(shown, labels, highlight))})
+                       lambda: charts.finished(charts.row_bars(labels, title, kind, font_scale=scale,
+                                                               unit_axis=unit_axis), scale))
+    spec = dict(spec, datasets={charts.ROW: arrow_bytes(charts.row_data(shown, labels, highlight))})
     draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
 
 
-def _overview_png(values: np.ndarray, kind: str):
+def _overview_png(values: np.ndarray, kind: str, weight_scale: str):
     """The overview as PNG bytes, encoded once: st.image would encode a 512 x 512 array on every rerun
     (tens of ms each), and the same bytes are stored once by Streamlit's media manager for every session."""
-    image, blocks, value_range = matrix_images.overview(values, kind)
+    image, blocks, value_range = matrix_images.overview(values, kind, weight_scale)
     return png_bytes(image), blocks, value_range
 
 
 @functools.cache
-def _colour_bar_png(kind: str, no_negative: bool = False, no_positive: bool = False) -> bytes:
+def _colour_bar_png(kind: str, weight_scale: str, no_negative: bool = False, no_positive: bool = False) -> bytes:
     """The legend strip; for scores, only the half of the palette a one-sided range uses."""
+    if kind == "weights" and weight_scale == "share":
+        return png_bytes(colour.colour_bar("share"))
     return png_bytes(colour.colour_bar(kind, low=0.0 if no_negative else -1.0, high=0.0 if no_positive else 1.0))
-
-
-def _arrow_bytes(records: list[dict]) -> bytes:
-    """Records as the Arrow stream Streamlit sends (straight from pyarrow: via pandas costs about 2 ms)."""
-    table = pa.Table.from_pylist(records)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _context(values: np.ndarray):
-    """Masked cells, log2 shares (float32) and the share range of a whole weights map."""
-    masked = colour.masked_cells(values)
-    shares = colour.shares(values, masked).astype(np.float32)
-    return masked, shares, colour.share_range(shares)
 
 
 # One zoomed map at a time per student, 5 MB each at 1,024 tokens: a few are plenty.
 @st.cache_resource(max_entries=4, show_spinner=False)
-def _window_context(key: str, _values: np.ndarray):
-    return _context(_values)
+def _share_context(key: str, _values: np.ndarray):
+    """colour.share_context of a whole map (key: its fingerprint), for the windows cut from it."""
+    return colour.share_context(_values, np.float32)
 
 
-def _legend(kind: str, low: float, high: float, mask_labels: tuple[str, str] | None = None) -> str:
+def _legend(kind: str, weight_scale: str, low: float, high: float, mask_labels: tuple[str, str] | None = None) -> str:
     """The colour bar's caption in plain words."""
-    if kind == "share":
+    if kind == "weights" and weight_scale == "share":
         return (f"colour: each weight against an even share of its query's visible keys (1/n), log scale: "
                 f"pale = {colour.times_even(low)} or less, dark = {colour.times_even(high)} or more "
                 "(this map's 2nd to 98th percentile); hatched grey = masked (future tokens)")

@@ -12,6 +12,7 @@ import threading
 import weakref
 
 import numpy as np
+import pyarrow as pa
 import streamlit as st
 import torch
 from streamlit import dataframe_util
@@ -74,7 +75,7 @@ def fingerprint(matrix) -> str:
 # Vega-Lite dicts of at most 64 x 64 cells (about 100 kB each at most): a few MB in all.
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _spec(key: tuple, _build) -> dict:
-    spec = charts.to_spec(charts.styled(_build(), key[-1]))
+    spec = _build()
     if spec.get("datasets"):
         spec["datasets"] = {name: dataframe_util.convert_anything_to_arrow_bytes(records)
                             for name, records in spec["datasets"].items()}
@@ -82,9 +83,19 @@ def _spec(key: tuple, _build) -> dict:
 
 
 def cached_spec(key: tuple, build) -> dict:
-    """The Vega-Lite dict of `build()` (an Altair chart), built once per key (its last item: the font
-    scale). Shared by all sessions: never mutate it (charts.select returns a copy)."""
+    """`build()`, a finished Vega-Lite dict (charts.finished), once per key (plain values that determine
+    it, the font scale included), its datasets as Arrow bytes. Shared by all sessions: never mutate it
+    (charts.select returns a copy)."""
     return _spec(key, build)
+
+
+def arrow_bytes(records: list[dict]) -> bytes:
+    """Records as the Arrow stream Streamlit sends (straight from pyarrow: via pandas costs about 2 ms)."""
+    table = pa.Table.from_pylist(records)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
 # RGB overviews of large matrices: at most 512 x 512 x 3 bytes (0.8 MB) each, 38 MB in all.
@@ -112,11 +123,19 @@ def draw_spec(spec: dict, name: str, table=None, data=None, **kwargs):
     return event
 
 
+def draw_image(png: bytes, name: str, caption: str, table=None, **kwargs) -> None:
+    """Encoded PNG bytes on screen, with a PNG (and CSV of `table()`) download: the one place an image is drawn.
+    PNG stated: with "auto", Streamlit would decode the bytes and re-encode them as JPEG on every rerun."""
+    st.image(png, output_format="PNG", caption=caption, **kwargs)
+    download_buttons(name, image=png, table=table)
+
+
 def chart(drawn, name: str, table=None, **kwargs):
     """An Altair chart drawn with presenter-mode fonts and Download (PNG, SVG, CSV) buttons under it."""
-    return draw_spec(charts.to_spec(charts.styled(drawn, font_scale())), name, table, **kwargs)
+    return draw_spec(charts.finished(drawn, font_scale()), name, table, **kwargs)
 
 
 def cached_chart(key: tuple, build, name: str, table=None, **kwargs):
-    """Like `chart`, but the Altair chart is built once per key (plain values that determine it)."""
-    return draw_spec(cached_spec(key + (font_scale(),), build), name, table, **kwargs)
+    """Like `chart`, but the Altair chart `build()` is built once per key (plain values that determine it)."""
+    scale = font_scale()
+    return draw_spec(cached_spec(key + (scale,), lambda: charts.finished(build(), scale)), name, table, **kwargs)
