@@ -10,6 +10,7 @@ from attention_core.lessons import agreement, claims, experiments, initialisatio
 import ui
 from attention_core.drawing.numbers import short
 
+TEMPERATURES = [0.25, 0.5, 1.0, 2.0, 4.0]  # τ: the scores are divided by √d_k · τ
 POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
 CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves
 CURVE_TOKENS = 64  # the sharpness experiment uses at most 64 keys (its cost grows with tokens x d_k)
@@ -36,7 +37,8 @@ def screen():
 
     simple, used, device_note = ui.projection(settings, "none", "softmax")
     record, used, device_note = ui.projection(settings, "v1", "softmax")
-    if not ui.predict_first("softmax", settings, record=record, q=q):
+    ui.clamp("temperature", options=TEMPERATURES, fallback_note="Temperature {old} is not offered; using {new}.")
+    if not ui.predict_first("softmax", settings, record=record, q=q, temperature=ui.value("temperature")):
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
 
@@ -108,6 +110,22 @@ def screen():
     st.markdown("Why not the book's `torch.rand` weights at every size? All-positive inputs and weights make every "
                 "score large and positive, and turn softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
                 "measures it (section 5).")
+
+    st.subheader("Temperature: one more divisor before softmax")
+    temperature = ui.control(st.select_slider, "Temperature τ", "temperature", options=TEMPERATURES,
+                             format_func=lambda t: f"{t:g}")
+    tempered = stages.softmax(stages.scale_scores(scores[q], d_k) / temperature)  # (T,): softmax(ω / (√d_k · τ))
+    ui.show_row(tempered, settings, "weights α of the selected query at temperature τ", "weights", highlight=k)
+    hot = experiments.sharpness(tempered[None])
+    left, right = st.columns(2)
+    left.metric(f"largest weight at τ = {temperature:g}", short(hot["largest weight"]))
+    right.metric(f"entropy ÷ uniform at τ = {temperature:g}", short(hot["entropy ÷ uniform"]))
+    st.markdown(f"Dividing the scores by a temperature τ before softmax, `torch.softmax(attn_scores / (d_k**0.5 * τ), "
+                f"dim=-1)`, changes how sharp the weights are and never their order. τ > 1 shrinks the gaps between "
+                f"scores, so the weights drift toward the even split 1/{scores.shape[-1]}; τ < 1 widens them toward a "
+                "one-hot; τ = 1 is the book's scaled softmax. √d_k is itself a temperature, fixed by the key size so "
+                "that q · k keeps a variance near 1 whatever d_k is: softmax(ω / √d_k) is softmax at τ = √d_k on the "
+                "raw scores. Chapter 5 turns the same knob on the logits when it samples the next token.")
 
     st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
     precedence = pitfalls.precedence(scores[q], d_k)  # the bug from the notes, computed next to the fix

@@ -40,6 +40,7 @@ PARAMS = {
     "key": Param(int, 1, 1, MAX_TOKENS),
     "scale": Param(bool, True),
     "d_k": Param(int, 64, 1, 1024),
+    "temperature": Param(float, 1.0, 0.25, 4.0),  # softmax screen: scores ÷ (√d_k · τ) before softmax
     "context_length": Param(int, 6, 1, MAX_TOKENS),
     "dropout": Param(float, 0.5, 0.0, 1.0),
     "dropout_seed": Param(int, 123, 0, 2**31 - 1),

@@ -85,8 +85,9 @@ def scores_questions(scores: torch.Tensor, tokens: list[str], q: int, proj: str 
     return [largest, symmetry]
 
 
-def softmax_questions(record: dict, tokens: list[str], q: int) -> list[Question]:
-    """record: SelfAttention_v1's trace (attn_scores (T, T), keys (T, d_k))."""
+def softmax_questions(record: dict, tokens: list[str], q: int, temperature: float | None = None) -> list[Question]:
+    """record: SelfAttention_v1's trace (attn_scores (T, T), keys (T, d_k)); with `temperature` (the screen's
+    τ), a third question: what doubling τ does to the largest weight."""
     scores, d_k = record["attn_scores"], record["keys"].shape[-1]
     scaled = stages.softmax(stages.scale_scores(scores[q], d_k))  # (T,)
     unscaled = stages.softmax(scores[q])
@@ -108,7 +109,20 @@ def softmax_questions(record: dict, tokens: list[str], q: int) -> list[Question]
         f"{_tok(tokens, top)}, the key with the largest score ω = {float(scores[q, top]):.4f}, gets "
         f"α = {float(scaled[top]):.4f}: exp grows with its input, so softmax keeps the order of the scores.",
         options=tuple(f"{j + 1} {t}" for j, t in enumerate(tokens)))
-    return [order, sharper]
+    if temperature is None:
+        return [order, sharper]
+    now = stages.softmax(stages.scale_scores(scores[q], d_k) / temperature)  # (T,)
+    hotter = stages.softmax(stages.scale_scores(scores[q], d_k) / (2 * temperature))  # (T,)
+    gap = float(hotter.max() - now.max())
+    answer = 0 if gap > SAME else 1 if gap < -SAME else 2
+    doubled = Question(
+        _identity("softmax", "temperature", scores, q, temperature),
+        f"Double the temperature τ from {temperature:g} to {2 * temperature:g}. The largest weight of query "
+        f"{_tok(tokens, q)} becomes:", "choice", (answer,),
+        f"softmax(ω / (√{d_k} · τ)): the largest weight is {float(now.max()):.4f} at τ = {temperature:g} and "
+        f"{float(hotter.max()):.4f} at τ = {2 * temperature:g}. A larger τ shrinks the gaps between scores, so the "
+        "weights move toward the even split; a smaller τ sharpens them.", options=options)
+    return [order, sharper, doubled]
 
 
 def mask_questions(record: dict, tokens: list[str], q: int, k: int) -> list[Question]:
