@@ -2,15 +2,14 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core.book import stages
-from attention_core.lessons import agreement, claims, initialisation, traces, pitfalls
 import ui
-from attention_core.book.inputs import MAX_D_IN, MAX_TOKENS
-from attention_core.book.modules import MultiHeadAttention, MultiHeadAttentionWrapper
+from attention_core.book import stages
+from attention_core.book.modules import (MultiHeadAttention, MultiHeadAttentionWrapper, mha_parameter_count,
+                                         out_proj_parameter_count, wrapper_parameter_count)
+from attention_core.drawing.text import head_split_latex, query_in_heads_latex
+from attention_core.lessons import agreement, claims, initialisation, pitfalls, traces
 
 MAX_DRAWN = 12  # heads drawn as heatmaps; more heads are counted, not drawn
-MAX_CELLS = 12 * MAX_TOKENS**2  # attention weights per tensor: GPT-2 small's 12 heads x 1024 x 1024
-MAX_WRAPPER = traces.wrapper_parameter_count(MAX_D_IN, MAX_D_IN, 12)  # 12 wrapper heads at the largest sizes
 
 settings = ui.current()
 st.title("5 · Multi-head attention")
@@ -21,23 +20,7 @@ st.markdown(
     "projection and cuts it into heads."
 )
 
-# ?weights=trained: the trained repeat model's heads (screens/trained.py); ?weights=gpt2: OpenAI's GPT-2
-# (screens/gpt2.py). Either way, one layer's MultiHeadAttention traced by the book's code on real inputs.
-source = ui.value("weights")
-trained_h = None
-layers = ui.trained_run("repeat").config["layers"] if source == "trained" else \
-    ui.gpt2_layers() if source == "gpt2" else None
-if layers:
-    ui.clamp("layer", low=1, high=layers, fallback_note=f"Layer {{old}} does not exist (the model has {layers}); "
-             "using {new}.")
-    layer = ui.control(st.select_slider, f"Layer of the {'trained model' if source == 'trained' else 'GPT-2'}",
-                       "layer", options=list(range(1, layers + 1)))
-    settings, trained_h = (ui.trained_heads if source == "trained" else ui.gpt2_heads)(settings, layer - 1)
-    what = ("the model trained on the repeat task (see *What heads learn*), on its probe sequence"
-            if source == "trained" else "OpenAI's GPT-2 on the sentence (GPT-2's own tokens)")
-    st.info(f"Trained weights: layer {layer} of {what}. Inputs are what enters that layer's "
-            "`MultiHeadAttention` (after LayerNorm); the wrapper has no trained counterpart, so it is left out.",
-            icon=":material/model_training:")
+settings, trained_h = ui.heads_weights(settings)  # ?weights=trained or gpt2: one layer of a real model
 trained = trained_h is not None
 d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 
@@ -57,18 +40,15 @@ def screen():
     head_dim = d_out // num_heads
     if not ui.predict_first("heads", settings, d_in=d_in, d_out=d_out, num_heads=num_heads):
         st.stop()
-    mha_params = traces.mha_parameter_count(d_in, d_out, num_heads)
-    wrapper_params = traces.wrapper_parameter_count(d_in, d_out, num_heads)
+    mha_params = mha_parameter_count(d_in, d_out, num_heads)
+    wrapper_params = wrapper_parameter_count(d_in, d_out, num_heads)
     for col, (label, shown) in zip(st.columns(4), [("num_heads", num_heads), ("head_dim", head_dim), ("d_out", d_out),
                                                    ("parameters (MultiHeadAttention)", f"{mha_params:,}")]):
         col.metric(label, shown)
 
     h = None
-    if num_heads * T * T > MAX_CELLS or wrapper_params > MAX_WRAPPER:
-        ui.note(f"{num_heads} heads at {T} tokens (d_in = {d_in}, d_out = {d_out}) would need {num_heads * T * T:,} "
-                f"attention weights per tensor and {wrapper_params:,} wrapper parameters; this screen computes at most "
-                f"{MAX_CELLS:,} and {MAX_WRAPPER:,} (GPT-2 small's 12 heads at 1024 tokens and 1024 dimensions). "
-                "Pick fewer heads or tokens; the shapes, parameter counts and code below still apply.")
+    if too_large := traces.heads_too_large(num_heads, T, d_in, d_out):
+        ui.note(too_large)
     else:
         h = trained_h if trained else ui.heads(settings, num_heads, T)
         mha, wrapper = h["mha"], h["wrapper"]
@@ -106,18 +86,10 @@ def screen():
                 f"({num_heads} × {head_dim} = {d_out}). One `W_query` makes every token's {d_out}-d query; "
                 f"`view` cuts its last dimension into {num_heads} pieces, `transpose(1, 2)` moves the head axis "
                 "in front of the tokens so each head is a separate (T × head_dim) matrix.")
-    st.latex(rf"(b, T, d_{{out}}) = (1, {T}, {d_out}) \xrightarrow{{\texttt{{view}}}} (b, T, h, d_{{head}}) = "
-             rf"(1, {T}, {num_heads}, {head_dim}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} (b, h, T, d_{{head}}) = "
-             rf"(1, {num_heads}, {T}, {head_dim})")
-    st.latex(rf"\text{{merge: }} (1, {num_heads}, {T}, {head_dim}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} "
-             rf"(1, {T}, {num_heads}, {head_dim}) \xrightarrow{{\texttt{{contiguous().view}}}} (1, {T}, {d_out}) "
-             rf"\xrightarrow{{\texttt{{out\_proj}}}} (1, {T}, {d_out})")
+    for line in head_split_latex(T, d_out, num_heads, head_dim):
+        st.latex(line)
     if h is not None:
-        parts = [r",\ ".join(ui.short(float(v)) for v in mha["queries"][0, i, q, :4]) + (r",\dots" if head_dim > 4 else "")
-                 for i in range(min(num_heads, 4))]
-        st.latex(rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
-                                                              for i, p in enumerate(parts))
-                 + (r"\ \big|\ \dots" if num_heads > 4 else "") + r"\,]")
+        st.latex(query_in_heads_latex(mha["queries"], q))
         columns = "column i" if head_dim == 1 else f"columns (i−1)·{head_dim}+1 … i·{head_dim}"
         st.caption(f"The query of token {q + 1}, cut into heads: head i gets {columns}.")
         if num_heads > 1 and T > 1:
@@ -177,7 +149,7 @@ def screen():
     # GPT-2 small's counts are exercise 3.3's answer: its worked solution shows them, not this table.
     counts = pd.DataFrame([
         (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}", f"{wrapper_params:,}", f"{mha_params:,}",
-         f"{d_out * d_out + d_out:,}"),
+         f"{out_proj_parameter_count(d_out):,}"),
     ], columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"])
     st.table(counts, hide_index=True, width="content")
     st.caption("The wrapper gives every head a full d_out-wide projection, so its count grows with the number of "

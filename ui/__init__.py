@@ -25,6 +25,7 @@ from ui.trained_models import (look_closer_pickers, ablation, accuracy_with_off,
                                       trained_run, training_job, training_step_options)
 from ui.public import public_mode
 from ui.teach.quiz import exercises, predict_first
+from ui.weights_source import heads_weights
 from ui.teach.readers import reader_questions
 from ui.settings import Settings
 from ui.sidebar import current, sidebar
@@ -37,7 +38,7 @@ __all__ = [
     "show_dropout_rows", "show_where_dropped",
     "zoom_view", "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
-    "predict_first", "exercises", "reader_questions",
+    "predict_first", "exercises", "heads_weights", "reader_questions",
     "curves", "head_grid", "look_closer_pickers", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",

@@ -13,6 +13,7 @@ import numpy as np
 import streamlit as st
 import torch
 
+from attention_core.book.modules import out_proj_parameter_count
 from attention_core.drawing import charts
 from attention_core.models import gpt2, head_labels
 from attention_core.book.inputs import MAX_SENTENCE_TOKENS
@@ -158,4 +159,4 @@ def gpt2_heads(settings, layer: int):
     d = record["inputs"].shape[-1]
     shown = dataclasses.replace(settings, x=record["inputs"][0], inputs_id=("gpt2", directory, tuple(ids), layer),
                                 tokens=tokens, labels=charts.axis_labels(tokens), d_out=d)
-    return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": d * d + d}
+    return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": out_proj_parameter_count(d)}

@@ -10,6 +10,7 @@ import dataclasses
 import streamlit as st
 import torch
 
+from attention_core.book.modules import out_proj_parameter_count
 from attention_core.drawing import charts
 from attention_core.models import head_scores, training
 from attention_core.lessons.presets import PUBLIC_TRAIN_LAYER_STEPS
@@ -161,7 +162,7 @@ def trained_heads(settings, layer: int, task: str = "repeat"):
     d = record["inputs"].shape[-1]
     shown = dataclasses.replace(settings, x=record["inputs"][0], inputs_id=("trained", task, layer), tokens=tokens,
                                 labels=charts.axis_labels(tokens), d_out=d)
-    return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": d * d + d}
+    return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": out_proj_parameter_count(d)}
 
 
 def look_closer_pickers(task: str, layers: int, heads: int) -> tuple[int, int]:

@@ -194,3 +194,19 @@ class MultiHeadAttention(nn.Module):
 
 def count_parameters(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
+
+
+def mha_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
+    """Parameters of MultiHeadAttention without building it: 3 projections plus out_proj."""
+    qkv = 3 * (d_in * d_out + (d_out if qkv_bias else 0))
+    return qkv + out_proj_parameter_count(d_out)
+
+
+def wrapper_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
+    """Parameters of MultiHeadAttentionWrapper: num_heads heads of 3 (d_in x d_out) projections."""
+    return num_heads * 3 * (d_in * d_out + (d_out if qkv_bias else 0))
+
+
+def out_proj_parameter_count(d_out: int) -> int:
+    """out_proj = nn.Linear(d_out, d_out): d_out × d_out weights and d_out biases."""
+    return d_out * d_out + d_out

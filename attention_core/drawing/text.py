@@ -19,3 +19,24 @@ def dot_product_latex(lhs: str, a_name: str, b_name: str, a, b, max_terms: int =
         terms = terms[: max_terms - 1] + [rf"\dots\ ({len(terms)} \text{{ terms}})"]
     total = float(torch.dot(a, b))
     return rf"{lhs} = {a_name} \cdot {b_name} = " + " + ".join(terms).replace("+ -", "- ") + rf" = {total:.4f}"
+
+
+def head_split_latex(num_tokens: int, d_out: int, num_heads: int, head_dim: int) -> tuple[str, str]:
+    """The shapes of the split into heads and of the merge back, as two LaTeX lines with the real sizes."""
+    T, h, d = num_tokens, num_heads, head_dim
+    split = (rf"(b, T, d_{{out}}) = (1, {T}, {d_out}) \xrightarrow{{\texttt{{view}}}} (b, T, h, d_{{head}}) = "
+             rf"(1, {T}, {h}, {d}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} (b, h, T, d_{{head}}) = (1, {h}, {T}, {d})")
+    merge = (rf"\text{{merge: }} (1, {h}, {T}, {d}) \xrightarrow{{\texttt{{transpose(1, 2)}}}} (1, {T}, {h}, {d}) "
+             rf"\xrightarrow{{\texttt{{contiguous().view}}}} (1, {T}, {d_out}) \xrightarrow{{\texttt{{out\_proj}}}} "
+             rf"(1, {T}, {d_out})")
+    return split, merge
+
+
+def query_in_heads_latex(queries, q: int, shown_heads: int = 4, shown_values: int = 4) -> str:
+    """One token's query cut into heads: queries (b, h, T, head_dim); the first values of the first heads."""
+    num_heads, head_dim = queries.shape[1], queries.shape[-1]
+    parts = [r",\ ".join(short(float(v)) for v in queries[0, i, q, :shown_values])
+             + (r",\dots" if head_dim > shown_values else "") for i in range(min(num_heads, shown_heads))]
+    return (rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
+                                                          for i, p in enumerate(parts))
+            + (r"\ \big|\ \dots" if num_heads > shown_heads else "") + r"\,]")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from attention_core.book import stages
-from attention_core.lessons.traces import mha_parameter_count, wrapper_parameter_count
+from attention_core.book.modules import mha_parameter_count, wrapper_parameter_count
 
 SAME = 5e-5  # weights closer than this count as "the same" (float32 rounding is far below)
 

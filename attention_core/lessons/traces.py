@@ -10,10 +10,11 @@ import torch
 from attention_core.book import stages
 from attention_core.lessons import initialisation
 from attention_core.book.device import run_with_fallback
-from attention_core.book.inputs import (BOOK_INPUTS, BOOK_TOKENS, MAX_SENTENCE_TOKENS, embed_tokens,
+from attention_core.book.inputs import (BOOK_INPUTS, BOOK_TOKENS, MAX_D_IN, MAX_SENTENCE_TOKENS, MAX_TOKENS, embed_tokens,
                                    random_inputs, random_token_names, tokenize)
 from attention_core.book.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v2,
                                     count_parameters)
+from attention_core.book.modules import mha_parameter_count, wrapper_parameter_count  # noqa: F401 (the screens' name)
 from attention_core.book.seeding import build_seeded
 
 
@@ -143,15 +144,21 @@ def heads_trace(x: torch.Tensor, d_out: int, num_heads: int, seed: int, context_
     }
 
 
-def mha_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
-    """Parameters of MultiHeadAttention without building it: 3 projections plus out_proj."""
-    qkv = 3 * (d_in * d_out + (d_out if qkv_bias else 0))
-    return qkv + d_out * d_out + d_out
+# The heads screen computes at most GPT-2 small's 12 heads x 1024 x 1024 weights per tensor, and a wrapper of
+# 12 heads at the largest sizes: beyond, a visitor's sliders would ask for gigabytes.
+MAX_HEAD_CELLS = 12 * MAX_TOKENS**2
+MAX_WRAPPER_PARAMS = wrapper_parameter_count(MAX_D_IN, MAX_D_IN, 12)
 
 
-def wrapper_parameter_count(d_in: int, d_out: int, num_heads: int, qkv_bias: bool = False) -> int:
-    """Parameters of MultiHeadAttentionWrapper: num_heads heads of 3 (d_in x d_out) projections."""
-    return num_heads * 3 * (d_in * d_out + (d_out if qkv_bias else 0))
+def heads_too_large(num_heads: int, num_tokens: int, d_in: int, d_out: int) -> str | None:
+    """Why heads_trace would be too large for the app (a sentence for the screen), or None when it fits."""
+    cells, params = num_heads * num_tokens * num_tokens, wrapper_parameter_count(d_in, d_out, num_heads)
+    if cells <= MAX_HEAD_CELLS and params <= MAX_WRAPPER_PARAMS:
+        return None
+    return (f"{num_heads} heads at {num_tokens} tokens (d_in = {d_in}, d_out = {d_out}) would need {cells:,} attention "
+            f"weights per tensor and {params:,} wrapper parameters; this screen computes at most {MAX_HEAD_CELLS:,} "
+            f"and {MAX_WRAPPER_PARAMS:,} (GPT-2 small's 12 heads at 1024 tokens and 1024 dimensions). Pick fewer "
+            "heads or tokens; the shapes, parameter counts and code below still apply.")
 
 
 def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: list[int], first_seed: int):

@@ -10,7 +10,7 @@ import streamlit as st
 
 from attention_core.lessons import exercises as ex
 from attention_core.lessons import questions as quiz
-from attention_core.lessons.traces import mha_parameter_count, wrapper_parameter_count
+from attention_core.book.modules import mha_parameter_count, out_proj_parameter_count, wrapper_parameter_count
 from ui.cache import exercise_3_1
 from ui.settings import Settings
 from ui.state import sync_url
@@ -177,7 +177,7 @@ def _exercise_3_3(settings: Settings) -> None:
                     "plus 768 · 768 + 768 for out_proj. The 1,024 × 1,024 mask is a buffer, not a parameter.")
         gpt2 = (768, 768, 12)
         st.table(pd.DataFrame([("GPT-2 small: d_in 768, d_out 768, 12 heads", f"{wrapper_parameter_count(*gpt2):,}",
-                                f"{mha_parameter_count(*gpt2):,}", f"{768 * 768 + 768:,}")],
+                                f"{mha_parameter_count(*gpt2):,}", f"{out_proj_parameter_count(768):,}")],
                               columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"]),
                  hide_index=True, width="content")
         st.caption("The wrapper of 12 full-width CausalAttention heads would hold nine times as many: each head "
