@@ -1,0 +1,1 @@
+"""Numbers to pictures without Streamlit: colour scales, matrix images, chart specs, number and text formats."""
