@@ -6,23 +6,13 @@ import sys
 from pathlib import Path
 
 import streamlit as st
-import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from attention_core.drawing.view_data import view_payload  # noqa: E402
 from ui.view.view import attention_view  # noqa: E402
-
-
-def seeded_map(tokens: int, d: int = 4):
-    """(q, k, scores, weights) for the test app: seed 123, causal, scaled by √d."""
-    gen = torch.Generator().manual_seed(123)
-    q, k = torch.randn(tokens, d, generator=gen), torch.randn(tokens, d, generator=gen)  # (T, d)
-    scores = q @ k.T  # (T, T)
-    masked = torch.triu(torch.ones(tokens, tokens, dtype=torch.bool), diagonal=1)
-    weights = torch.softmax(scores.masked_fill(masked, float("-inf")) / d ** 0.5, dim=-1)  # (T, T)
-    return q, k, scores, weights
+from view_maps import seeded_map  # noqa: E402
 
 
 def _param(name: str, default: int, low: int, high: int) -> int:
@@ -39,5 +29,7 @@ payload = view_payload(weights.numpy(), [f"t{i + 1}" for i in range(tokens)], ki
                        query=_param("query", 2, 1, tokens), key=_param("key", 1, 1, tokens),
                        window=_param("window", 1, 1, tokens), window_key=_param("window_key", 1, 1, tokens),
                        window_size=_param("window_size", 32, 32, 64), q=q.numpy(), k=k.numpy(), scores=scores.numpy())
+if st.query_params.get("broken"):  # the error path: a table without the column the view reads
+    payload["cells"] = payload["cells"].rename(columns={"code": "wrong"})
 result = attention_view(payload, key="view")
 st.caption(f"committed: {result.selection}")
