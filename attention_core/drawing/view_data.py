@@ -78,7 +78,7 @@ def stored_cells(rows: int, cols: int, layout: str) -> tuple[np.ndarray, np.ndar
 
 def _png_base64(rgb: np.ndarray) -> str:
     buffer = io.BytesIO()
-    Image.fromarray(rgb).save(buffer, "PNG", optimize=True)
+    Image.fromarray(rgb).save(buffer, "PNG")  # optimize=True saved 2 % of the bytes for 5x the time here
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
