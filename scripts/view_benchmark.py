@@ -3,7 +3,7 @@
     python scripts/view_benchmark.py                 # 6 and 1,024 tokens, 40 presses a control
     python scripts/view_benchmark.py --presses 100 --tokens 6 64 1024
 
-Serves tests/apps/view_app.py (the view on a seeded causal map; run as a server, not imported), focuses
+Serves scripts/view_app.py (the view on a seeded causal map), focuses
 the view in headless Chromium and presses each control's key. Two figures a press, both from the
 page's own clock (performance.now() against the key event's timeStamp):
 - drawn: the view's redraw has finished (the canvas and texts hold the new state);
@@ -29,7 +29,7 @@ from streamlit.dataframe_util import convert_anything_to_arrow_bytes  # noqa: E4
 from attention_core.drawing.view_data import view_payload  # noqa: E402
 from local_server import chromium_page, streamlit_server, wait_idle  # noqa: E402
 
-APP = ROOT / "tests" / "apps" / "view_app.py"
+APP = ROOT / "scripts" / "view_app.py"
 # Each control's keys, alternating so the selection stays inside the map whatever its size.
 CONTROLS = {"query": ["ArrowDown", "ArrowUp"], "key": ["ArrowRight", "ArrowLeft"],
             "window": ["Shift+ArrowDown", "Shift+ArrowUp"], "window_key": ["Shift+ArrowRight", "Shift+ArrowLeft"],

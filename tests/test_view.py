@@ -7,6 +7,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,9 @@ from PIL import Image
 from attention_core import colour, matrix_images
 from attention_core.drawing.view_data import SHADE_MASKED, fixed_codes, stored_cells, view_payload
 
-from apps.view_maps import seeded_map
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from view_maps import seeded_map  # noqa: E402
 
 
 def test_the_javascript_unit_tests_pass():

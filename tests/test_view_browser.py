@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
-from apps.view_maps import seeded_map
+from view_maps import seeded_map  # scripts/, on the path through browser.py
 
-APP = Path(__file__).resolve().parent / "apps" / "view_app.py"
+APP = Path(__file__).resolve().parents[1] / "scripts" / "view_app.py"
 
 
 @pytest.fixture(scope="module")
