@@ -1,7 +1,7 @@
 """A tiny app that mounts the attention view on a known, seeded matrix (tests/test_view_browser.py and
 scripts/view_benchmark.py; it lives in scripts/ because scripts never reach into tests/).
 
-?tokens=N (2..1024) sets the size; the matrix is softmax(q·kᵀ/√d) with a causal mask, q and k seeded,
+?tokens=N (2..1024) sets the size, ?presenter=1 the large fonts; the matrix is softmax(q·kᵀ/√d) with a causal mask, q and k seeded,
 computed by PyTorch (the test recomputes it the same way to check the drawn numbers)."""
 import sys
 from pathlib import Path
@@ -24,18 +24,19 @@ def _param(name: str, default: int, low: int, high: int) -> int:
 
 
 @st.cache_data(max_entries=8)
-def build(tokens: int, query: int, key: int, window: int, window_key: int, window_size: int) -> dict:
+def build(tokens: int, query: int, key: int, window: int, window_key: int, window_size: int, scale: float) -> dict:
     """The payload, cached: the view's own moves never rerun this, but Enter (a commit) does."""
     q, k, scores, weights = seeded_map(tokens)
     return view_payload(weights.numpy(), [f"t{i + 1}" for i in range(tokens)], kind="weights",
                         scale="absolute" if tokens <= 16 else "share", title=f"Weights, {tokens} tokens",
                         query=query, key=key, window=window, window_key=window_key, window_size=window_size,
-                        q=q.numpy(), k=k.numpy(), scores=scores.numpy())
+                        q=q.numpy(), k=k.numpy(), scores=scores.numpy(), font_scale=scale)
 
 
 tokens = _param("tokens", 6, 2, 1024)
 payload = build(tokens, _param("query", 2, 1, tokens), _param("key", 1, 1, tokens), _param("window", 1, 1, tokens),
-                _param("window_key", 1, 1, tokens), _param("window_size", 32, 32, 64))
+                _param("window_key", 1, 1, tokens), _param("window_size", 32, 32, 64),
+                1.6 if st.query_params.get("presenter") else 1.0)  # presenter mode's large fonts
 if st.query_params.get("broken"):  # the error path: a table without the column the view reads
     payload["cells"] = payload["cells"].rename(columns={"code": "wrong"})
 result = attention_view(payload, key="view")

@@ -71,10 +71,20 @@ def measure(base: str, tokens: int, presses: int) -> dict:
                 page.keyboard.press(keys[(n // 2) % 2])  # two steps forward, two back
                 page.wait_for_timeout(20)  # a person's pace at most: presses never pile up in one frame
             page.wait_for_timeout(100)
-            drawn = [t["fromEvent"] for t in view.evaluate("e => e.attentionView.timings")]
-            frames = view.evaluate("e => e.attentionView.frames")
-            results[control] = {"drawn": drawn, "frame": frames}
+            results[control] = _timings(view)
+        view.evaluate("e => { e.attentionView.timings.length = 0; }")
+        box = page.locator(".av-grid").bounding_box()
+        for n in range(presses):  # the pointer crosses the cells diagonally; each move sets the hover text
+            page.mouse.move(box["x"] + (n + 0.5) % 32 / 32 * box["width"], box["y"] + (n * 7 + 0.5) % 32 / 32 * box["height"])
+            page.wait_for_timeout(20)
+        results["hover"] = _timings(view)
     return results
+
+
+def _timings(view) -> dict:
+    """This control's figures: drawn (the handler's own clock) and, for key presses, the next frame."""
+    drawn = [t["fromEvent"] for t in view.evaluate("e => e.attentionView.timings")]
+    return {"drawn": drawn, "frame": view.evaluate("e => e.attentionView.frames.splice(0)")}
 
 
 def main() -> None:
@@ -88,8 +98,8 @@ def main() -> None:
         for tokens in args.tokens:
             for control, r in measure(base, tokens, args.presses).items():
                 d, f = r["drawn"], r["frame"]
-                print(f"| {tokens} | {control} | {statistics.median(d):.1f} / {max(d):.1f} | "
-                      f"{statistics.median(f):.1f} / {max(f):.1f} | {len(d)} |")
+                frame = f"{statistics.median(f):.1f} / {max(f):.1f}" if f else "– (no frame probe on the pointer)"
+                print(f"| {tokens} | {control} | {statistics.median(d):.1f} / {max(d):.1f} | {frame} | {len(d)} |")
     print()
     for tokens in args.tokens:
         b = payload_bytes(tokens)

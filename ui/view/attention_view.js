@@ -2,7 +2,7 @@
 // Every move redraws from the numbers Python sent and sends nothing to the server; the address bar is
 // updated a moment later; Enter commits the selection to Python with setStateValue("selection", ...).
 const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it, never appends again
-const GRID_PX = 480;
+const GRID_PX = 480; // the grid's side; beside an overview 384, so both fit Streamlit's centred column
 const BARS_MAX = 32;
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
 const el = (tag, cls, parent) => { const e = document.createElement(tag); if (cls) e.className = cls; parent?.appendChild(e); return e; };
@@ -90,7 +90,7 @@ function draw(v) {
   const n = v.zoom ? state.size : Math.max(meta.rows, meta.cols);
   const [r0, c0] = v.zoom ? [state.window, state.windowKey] : [0, 0];
   const scale = meta.font_scale || 1;
-  const px = Math.max(4, Math.floor((GRID_PX * scale) / n));
+  const px = Math.max(4, Math.floor(((v.zoom ? 384 : GRID_PX) * scale) / n));
   const font = Math.min(Math.floor(px / 4.2), Math.round(13 * scale));
   if (v.grid.width !== px * n) { v.grid.width = v.grid.height = px * n; }
   const ctx = v.grid.getContext("2d");
@@ -157,13 +157,17 @@ function cellUnder(v, event) {
   return i >= 0 && j >= 0 && i < v.meta.rows && j < v.meta.cols ? [i, j] : null;
 }
 
+function record(v, event, name, t0) {
+  const t1 = performance.now();
+  v.timings.push({ control: name, redraw: t1 - t0, fromEvent: t1 - event.timeStamp });
+  if (v.timings.length > 2000) v.timings.shift();
+}
+
 function apply(v, event, name, change) {
   const t0 = performance.now();
   v.state = change(v.state);
   draw(v);
-  const t1 = performance.now();
-  v.timings.push({ control: name, redraw: t1 - t0, fromEvent: t1 - event.timeStamp });
-  if (v.timings.length > 2000) v.timings.shift();
+  record(v, event, name, t0);
   clearTimeout(v.urlTimer);
   v.urlTimer = setTimeout(() => history.replaceState(history.state, "", urlWith(location.href, v.state, v.zoom)), URL_DELAY_MS);
 }
@@ -187,8 +191,9 @@ function listen(v) {
     apply(v, event, action, (s) => move(s, v.meta, action, by));
   }));
   v.grid.addEventListener("mousemove", guard((event) => {
-    const cell = cellUnder(v, event);
+    const t0 = performance.now(), cell = cellUnder(v, event);
     v.hover.textContent = cell ? `Under the pointer: query ${label(v, cell[0])}, key ${label(v, cell[1])}: ${valueText(v, cell[0], cell[1])}` : "";
+    record(v, event, "hover", t0);
   }));
   v.grid.addEventListener("mouseleave", () => { v.hover.textContent = ""; });
   v.grid.addEventListener("click", guard((event) => {

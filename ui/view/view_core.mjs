@@ -87,10 +87,11 @@ export function initialState(meta) {
   const big = Math.max(meta.rows, meta.cols) > meta.cells_max;
   const size = big ? nextSize(meta.window_sizes, init.window_size, 0, meta.rows) : meta.rows;
   const clampIndex = (v, n) => Math.max(0, Math.min(n - 1, (v | 0) - 1));
-  return {
-    query: clampIndex(init.query, meta.rows), key: clampIndex(init.key, meta.cols), size,
-    window: clampWindow((init.window | 0) - 1, size, meta.rows),
-    windowKey: clampWindow((init.window_key | 0) - 1, size, meta.cols),
+  const query = clampIndex(init.query, meta.rows), key = clampIndex(init.key, meta.cols);
+  return { // the window starts where the URL says, moved just enough to show the selected cell
+    query, key, size,
+    window: follow(clampWindow((init.window | 0) - 1, size, meta.rows), size, query, meta.rows),
+    windowKey: follow(clampWindow((init.window_key | 0) - 1, size, meta.cols), size, key, meta.cols),
   };
 }
 
