@@ -34,6 +34,18 @@ def test_the_javascript_unit_tests_pass():
     assert "# fail 0" in run.stdout and "# pass 0" not in run.stdout
 
 
+def test_the_inlined_module_parses(tmp_path):
+    """The three files share one module scope: a name declared twice, or a syntax slip, breaks them all."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the JavaScript unit test above fails in CI)")
+    from ui.view.view import _source  # imports streamlit, fine in tests
+    module = tmp_path / "view.mjs"
+    module.write_text(_source()[0], encoding="utf-8")
+    run = subprocess.run([node, "--check", str(module)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
 def _decode(payload):
     meta, cells = payload["meta"], payload["cells"]
     i, j = stored_cells(meta["rows"], meta["cols"], meta["layout"])

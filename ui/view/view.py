@@ -12,8 +12,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def _source() -> tuple[str, str]:
-    """One ES module: the pure functions (which node --test imports on their own) then the DOM side."""
-    js = (HERE / "view_core.mjs").read_text(encoding="utf-8") + "\n" + (HERE / "attention_view.js").read_text(encoding="utf-8")
+    """One ES module: the pure functions (which node --test imports on their own), then drawing, then input."""
+    parts = ("view_core.mjs", "attention_view.js", "view_input.js")
+    js = "\n".join((HERE / name).read_text(encoding="utf-8") for name in parts)
     return js, (HERE / "attention_view.css").read_text(encoding="utf-8")
 
 
