@@ -61,6 +61,12 @@ def test_small_map_moves_draw_the_tensor_write_the_url_and_send_nothing(server):
         values = page.locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts()
         assert values == [f"{w[3, j]:.4f}" for j in range(4)]
         assert {"query": "4", "key": "2"}.items() <= _params(page).items()
+        box = page.locator(".av-grid").bounding_box()  # a click on cell (query 6, key 3) picks it
+        page.mouse.click(box["x"] + 2.5 / 6 * box["width"], box["y"] + 5.5 / 6 * box["height"])
+        assert page.locator(".av-readout").inner_text() == f"Query 6 “t6”, key 3 “t3”: {w[5, 2]:.4f}"
+        _press(page, ["ArrowUp"])  # back to query 5; then key 2 and query 4 again
+        _press(page, ["ArrowLeft", "ArrowUp"])
+        assert len(sent) == before
         page.keyboard.press("Enter")  # the one move that reaches Python
         wait_idle(page)
         assert len(sent) > before
@@ -89,6 +95,10 @@ def test_large_map_zoom_window_moves_in_the_browser_with_exact_values(server):
         assert shown == sorted(largest if 90 in largest else largest[:31] + [90])
         values = page.locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts()
         assert values == [f"{w[100, j]:.4f}" for j in shown]
+        overview = page.locator(".av-overview img").bounding_box()  # a click centres the window there
+        page.mouse.click(overview["x"] + 0.5 * overview["width"], overview["y"] + 0.25 * overview["height"])
+        state = _view(page, "state")  # one screen pixel of the 300 px overview is 3.4 tokens
+        assert abs(state["window"] - (256 - 20)) <= 4 and abs(state["windowKey"] - (512 - 20)) <= 4
         assert len(sent) == before
 
 
