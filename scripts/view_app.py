@@ -16,7 +16,9 @@ from ui.view.view import attention_view  # noqa: E402
 from view_maps import seeded_map  # noqa: E402
 
 
-def _param(name: str, default: int, low: int, high: int) -> int:
+def _param(name: str, default, low: int, high: int):
+    if default is None and name not in st.query_params:
+        return None
     try:
         return min(max(int(st.query_params.get(name, default)), low), high)
     except ValueError:
@@ -24,7 +26,7 @@ def _param(name: str, default: int, low: int, high: int) -> int:
 
 
 @st.cache_data(max_entries=8)
-def build(tokens: int, query: int, key: int, window: int, window_key: int, window_size: int, scale: float) -> dict:
+def build(tokens: int, query: int, key: int, window, window_key, window_size: int, scale: float) -> dict:
     """The payload, cached: the view's own moves never rerun this, but Enter (a commit) does."""
     q, k, scores, weights = seeded_map(tokens)
     return view_payload(weights.numpy(), [f"t{i + 1}" for i in range(tokens)], kind="weights",
@@ -34,8 +36,8 @@ def build(tokens: int, query: int, key: int, window: int, window_key: int, windo
 
 
 tokens = _param("tokens", 6, 2, 1024)
-payload = build(tokens, _param("query", 2, 1, tokens), _param("key", 1, 1, tokens), _param("window", 1, 1, tokens),
-                _param("window_key", 1, 1, tokens), _param("window_size", 32, 32, 64),
+payload = build(tokens, _param("query", 2, 1, tokens), _param("key", 1, 1, tokens), _param("window", None, 1, tokens),
+                _param("window_key", None, 1, tokens), _param("window_size", 32, 32, 64),
                 1.6 if st.query_params.get("presenter") else 1.0)  # presenter mode's large fonts
 if st.query_params.get("broken"):  # the error path: a table without the column the view reads
     payload["cells"] = payload["cells"].rename(columns={"code": "wrong"})

@@ -100,6 +100,11 @@ def test_large_map_zoom_window_moves_in_the_browser_with_exact_values(server):
         state = _view(page, "state")  # one screen pixel of the 300 px overview is 3.4 tokens
         assert abs(state["window"] - (256 - 20)) <= 4 and abs(state["windowKey"] - (512 - 20)) <= 4
         assert len(sent) == before
+        time.sleep(0.5)
+        link = page.evaluate("() => location.href")  # a copied link reopens the same view
+    with chromium_page() as page:
+        _open(page, link)
+        assert _view(page, "state") == state
 
 
 def test_a_payload_the_view_cannot_read_shows_a_plain_error(server):

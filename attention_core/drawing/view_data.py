@@ -83,9 +83,10 @@ def _png_base64(rgb: np.ndarray) -> str:
 
 
 def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute", title: str = "",
-                 query: int = 1, key: int = 1, window: int = 1, window_key: int = 1, window_size: int = 32,
+                 query: int = 1, key: int = 1, window: int | None = None, window_key: int | None = None, window_size: int = 32,
                  q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0) -> dict:
-    """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL.
+    """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
+    a window left None starts centred on the selected cell.
 
     matrix: (T, T) weights or scores; q, k: (T, d) query and key rows and scores: (T, T) q·k, for the
     worked cell (sent only up to ARITHMETIC_MAX tokens)."""

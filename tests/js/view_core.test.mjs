@@ -59,15 +59,15 @@ const meta = { rows: 100, cols: 100, cells_max: 64, window_sizes: [32, 40, 48, 5
   initial: { query: 2, key: 1, window: 90, window_key: 1, window_size: 40 } };
 
 test("initialState turns 1-based URL values into clamped 0-based ones", () => {
-  assert.deepEqual(initialState(meta), { query: 1, key: 0, size: 40, window: 1, windowKey: 0 });
-  const inside = { ...meta, initial: { ...meta.initial, query: 80, key: 90, window: 61, window_key: 3 } };
-  assert.deepEqual(initialState(inside), { query: 79, key: 89, size: 40, window: 60, windowKey: 50 });
+  assert.deepEqual(initialState(meta), { query: 1, key: 0, size: 40, window: 60, windowKey: 0 });
+  const centred = { ...meta, initial: { ...meta.initial, query: 80, key: 90, window: null, window_key: null } };
+  assert.deepEqual(initialState(centred), { query: 79, key: 89, size: 40, window: 59, windowKey: 60 });
   const small = { ...meta, rows: 6, cols: 6, initial: { query: 9, key: 0, window: 1, window_key: 1, window_size: 32 } };
   assert.deepEqual(initialState(small), { query: 5, key: 0, size: 6, window: 0, windowKey: 0 });
 });
 
 test("move steps one control, clamps it, and pulls the window along with the selection", () => {
-  const s = { ...initialState(meta), window: 60 };
+  const s = initialState(meta);
   assert.equal(move(s, meta, "query", -1).query, 0);
   assert.equal(move(s, meta, "query", -5).query, 0);
   assert.equal(move({ ...s, query: 99 }, meta, "query", 1).query, 99);

@@ -88,11 +88,10 @@ export function initialState(meta) {
   const size = big ? nextSize(meta.window_sizes, init.window_size, 0, meta.rows) : meta.rows;
   const clampIndex = (v, n) => Math.max(0, Math.min(n - 1, (v | 0) - 1));
   const query = clampIndex(init.query, meta.rows), key = clampIndex(init.key, meta.cols);
-  return { // the window starts where the URL says, moved just enough to show the selected cell
-    query, key, size,
-    window: follow(clampWindow((init.window | 0) - 1, size, meta.rows), size, query, meta.rows),
-    windowKey: follow(clampWindow((init.window_key | 0) - 1, size, meta.cols), size, key, meta.cols),
-  };
+  // The window starts where the URL put it (a shared link shows what its sender saw); without one,
+  // centred on the selected cell.
+  const start = (v, index, n) => clampWindow(v == null ? index - (size >> 1) : (v | 0) - 1, size, n);
+  return { query, key, size, window: start(init.window, query, meta.rows), windowKey: start(init.window_key, key, meta.cols) };
 }
 
 /** The next state after one control move; the window follows the selected cell. */
