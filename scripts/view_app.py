@@ -41,5 +41,7 @@ payload = build(tokens, _param("query", 2, 1, tokens), _param("key", 1, 1, token
                 1.6 if st.query_params.get("presenter") else 1.0)  # presenter mode's large fonts
 if st.query_params.get("broken"):  # the error path: a table without the column the view reads
     payload["cells"] = payload["cells"].rename(columns={"code": "wrong"})
+if st.query_params.get("parts"):  # e.g. ?parts=row: the view shows only those pictures
+    payload["meta"]["parts"] = st.query_params["parts"].split(",")
 result = attention_view(payload, key="view")
 st.caption(f"committed: {result.selection}")

@@ -25,7 +25,7 @@ def _open(page, url: str) -> list:
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
     page.goto(url)
     wait_idle(page)
-    page.wait_for_selector(".av-readout, .av-error", timeout=30_000)
+    page.wait_for_selector(".av, .av-error", state="attached", timeout=30_000)
     assert exceptions(page) == []
     return sent
 
@@ -113,3 +113,10 @@ def test_a_payload_the_view_cannot_read_shows_a_plain_error(server):
         error = page.locator(".av-error")
         assert error.inner_text().startswith("The attention view could not be drawn:")
         assert page.locator(".av").count() == 0
+
+
+def test_parts_choose_the_pictures_shown(server):
+    with chromium_page() as page:
+        _open(page, f"{server}/?tokens=6&parts=row")
+        assert page.locator(".av-bars").is_visible() and page.locator(".av-readout").is_hidden()
+        assert page.locator(".av-grid").is_hidden() and page.locator(".av-arith").is_hidden()

@@ -84,12 +84,14 @@ def _png_base64(rgb: np.ndarray) -> str:
 
 def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute", title: str = "",
                  query: int = 1, key: int = 1, window: int | None = None, window_key: int | None = None, window_size: int = 32,
-                 q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0) -> dict:
+                 q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
+                 parts: tuple = ("matrix", "row", "cell", "arithmetic")) -> dict:
     """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
     a window left None starts centred on the selected cell.
 
     matrix: (T, T) weights or scores; q, k: (T, d) query and key rows and scores: (T, T) q·k, for the
-    worked cell (sent only up to ARITHMETIC_MAX tokens)."""
+    worked cell (sent only up to ARITHMETIC_MAX tokens). parts: which of the view's pictures to show (a
+    screen that draws the matrix and the row in two places mounts two views of one payload)."""
     values = np.asarray(matrix, dtype=np.float64)  # (T, T)
     rows, cols = values.shape
     masked = _causal(values, kind)
@@ -109,7 +111,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         "masked": ["#%02x%02x%02x" % colour.MASKED_RGB, "#%02x%02x%02x" % colour.MASKED_STRIPE],
         "legend": legend, "domain": [low, high], "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
-        "font_scale": font_scale, "symbol": symbol, "overview": None, "d": 0,
+        "font_scale": font_scale, "symbol": symbol, "overview": None, "d": 0, "parts": list(parts),
     }
     if max(rows, cols) > CELLS_MAX:
         image, blocks, _ = matrix_images.overview(values, "share" if scale == "share" else kind)

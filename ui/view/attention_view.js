@@ -16,7 +16,7 @@ function build(parent) {
   v.help.textContent = "Keys: ↑ ↓ query, ← → key, Shift + arrows move the zoom window, + and − its size, "
     + "Enter sends this cell to the lesson. Click a cell to pick it.";
   root.setAttribute("aria-describedby", "av-help");
-  const maps = el("div", "av-maps", root);
+  const maps = v.maps = el("div", "av-maps", root);
   v.overviewBox = el("div", "av-overview", maps);
   v.overview = el("img", "", v.overviewBox);
   v.win = el("div", "av-win", v.overviewBox);
@@ -68,6 +68,11 @@ function load(v, data) {
   v.root.style.setProperty("--av-scale", String(meta.font_scale || 1));
   v.root.setAttribute("aria-label", `${meta.title || "Attention"}: ${meta.rows} × ${meta.cols} ${meta.kind}`);
   v.title.textContent = meta.title;
+  const shown = new Set(meta.parts);
+  [v.maps, v.legend].forEach((e) => { e.hidden = !shown.has("matrix"); });
+  [v.barsTitle, v.bars].forEach((e) => { e.hidden = !shown.has("row"); });
+  v.readout.hidden = !shown.has("cell");
+  v.arith.hidden = !shown.has("arithmetic");
   v.overviewBox.hidden = !v.zoom;
   if (v.zoom && v.overviewSrc !== meta.overview.png) {
     v.overviewSrc = meta.overview.png;
@@ -119,7 +124,7 @@ function draw(v) {
     Object.assign(v.mark.style, { top: pct(state.query, meta.rows), left: pct(state.key, meta.cols) });
     v.range.textContent = `Zoom: queries ${state.window + 1}–${state.window + state.size}, keys ${state.windowKey + 1}–${state.windowKey + state.size} (${state.size} × ${state.size} exact cells).`;
   }
-  v.range.hidden = !v.zoom;
+  v.range.hidden = !v.zoom || v.maps.hidden;
   v.readout.textContent = `Query ${label(v, state.query)}, key ${label(v, state.key)}: ${valueText(v, state.query, state.key)}`;
   const total = v.scores && v.scores[state.query * meta.cols + state.key];
   v.arith.textContent = v.q ? arithmeticText(meta.symbol, v.q, v.k, meta.d, state.query, state.key, total, meta.decimals) : "";
