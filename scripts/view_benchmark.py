@@ -1,0 +1,111 @@
+"""The browser-side attention view: key press to drawn frame for each of its controls, and its payload size.
+
+    python scripts/view_benchmark.py                 # 6 and 1,024 tokens, 40 presses a control
+    python scripts/view_benchmark.py --presses 100 --tokens 6 64 1024
+
+Serves scripts/view_app.py (the view on a seeded causal map), focuses
+the view in headless Chromium and presses each control's key. Two figures a press, both from the
+page's own clock (performance.now() against the key event's timeStamp):
+- drawn: the view's redraw has finished (the canvas and texts hold the new state);
+- frame: the next animation frame has started, the one that paints it (headless Chromium paces
+  frames itself, so this adds up to one frame interval of waiting to the work).
+Also the bytes one map's payload takes (Arrow tables as Streamlit serialises them, plus the JSON).
+A measurement, not a test: the figures depend on the machine and its load.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+import pandas as pd  # noqa: E402
+import torch  # noqa: E402
+from streamlit.dataframe_util import convert_anything_to_arrow_bytes  # noqa: E402
+
+from attention_core.drawing.view_data import view_payload  # noqa: E402
+from local_server import chromium_page, streamlit_server, wait_idle  # noqa: E402
+
+APP = ROOT / "scripts" / "view_app.py"
+# Each control's keys, alternating so the selection stays inside the map whatever its size.
+CONTROLS = {"query": ["ArrowDown", "ArrowUp"], "key": ["ArrowRight", "ArrowLeft"],
+            "window": ["Shift+ArrowDown", "Shift+ArrowUp"], "window_key": ["Shift+ArrowRight", "Shift+ArrowLeft"],
+            "window_size": ["+", "-"]}
+FRAME_PROBE = """e => { e.attentionView.frames = [];
+  e.addEventListener('keydown', ev => requestAnimationFrame(() => e.attentionView.frames.push(performance.now() - ev.timeStamp))); }"""
+
+
+def payload_bytes(tokens: int) -> dict:
+    """Bytes of the view's data for one seeded causal map of `tokens` tokens, and the time to build it."""
+    gen = torch.Generator().manual_seed(0)
+    scores = torch.randn(tokens, tokens, generator=gen)  # (T, T)
+    masked = torch.triu(torch.ones(tokens, tokens, dtype=torch.bool), diagonal=1)
+    weights = torch.softmax(scores.masked_fill(masked, float("-inf")), dim=-1).numpy()  # (T, T)
+    start = time.perf_counter()
+    payload = view_payload(weights, [f"token{i}" for i in range(tokens)], scale="share" if tokens > 16 else "absolute")
+    built = time.perf_counter() - start
+    sizes = {name: len(convert_anything_to_arrow_bytes(df)) for name, df in payload.items() if isinstance(df, pd.DataFrame)}
+    meta = payload["meta"]
+    sizes["overview PNG (base64)"] = len(meta["overview"]["png"]) if meta["overview"] else 0
+    sizes["rest of the JSON"] = len(json.dumps(meta)) - sizes["overview PNG (base64)"]
+    return {"sizes": sizes, "total": sum(sizes.values()), "build_s": built}
+
+
+def measure(base: str, tokens: int, presses: int) -> dict:
+    results = {}
+    with chromium_page() as page:
+        page.goto(f"{base}/?tokens={tokens}")
+        wait_idle(page)
+        view = page.locator(".av")
+        view.wait_for(timeout=60_000)
+        view.evaluate(FRAME_PROBE)
+        view.focus()
+        for control, keys in CONTROLS.items():
+            if tokens <= 64 and control.startswith("window"):
+                continue  # a small map has no zoom window
+            view.evaluate("e => { e.attentionView.timings.length = 0; e.attentionView.frames.length = 0; }")
+            for n in range(presses):
+                page.keyboard.press(keys[(n // 2) % 2])  # two steps forward, two back
+                page.wait_for_timeout(20)  # a person's pace at most: presses never pile up in one frame
+            page.wait_for_timeout(100)
+            results[control] = _timings(view)
+        view.evaluate("e => { e.attentionView.timings.length = 0; }")
+        box = page.locator(".av-grid").bounding_box()
+        for n in range(presses):  # the pointer crosses the cells diagonally; each move sets the hover text
+            page.mouse.move(box["x"] + (n + 0.5) % 32 / 32 * box["width"], box["y"] + (n * 7 + 0.5) % 32 / 32 * box["height"])
+            page.wait_for_timeout(20)
+        results["hover"] = _timings(view)
+    return results
+
+
+def _timings(view) -> dict:
+    """This control's figures: drawn (the handler's own clock) and, for key presses, the next frame."""
+    drawn = [t["fromEvent"] for t in view.evaluate("e => e.attentionView.timings")]
+    return {"drawn": drawn, "frame": view.evaluate("e => e.attentionView.frames.splice(0)")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, nargs="+", default=[6, 1024])
+    parser.add_argument("--presses", type=int, default=40)
+    args = parser.parse_args()
+    print("| tokens | control | key → drawn median / max (ms) | key → next frame median / max (ms) | presses |")
+    print("|---|---|---|---|---|")
+    with streamlit_server(APP) as (base, _proc, _log):
+        for tokens in args.tokens:
+            for control, r in measure(base, tokens, args.presses).items():
+                d, f = r["drawn"], r["frame"]
+                frame = f"{statistics.median(f):.1f} / {max(f):.1f}" if f else "– (no frame probe on the pointer)"
+                print(f"| {tokens} | {control} | {statistics.median(d):.1f} / {max(d):.1f} | {frame} | {len(d)} |")
+    print()
+    for tokens in args.tokens:
+        b = payload_bytes(tokens)
+        parts = ", ".join(f"{name} {size:,}" for name, size in b["sizes"].items())
+        print(f"payload at {tokens} tokens: {b['total']:,} bytes ({parts}); built in {b['build_s'] * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+// Unit tests of the attention view's pure functions (node --test tests/js; no packages needed).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  arithmeticText, cellIndex, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  shadeColours, urlWith,
+} from "../../ui/view/view_core.mjs";
+
+test("cellIndex walks the lower triangle row by row and refuses masked cells", () => {
+  const order = [];
+  for (let i = 0; i < 4; i++) for (let j = 0; j <= i; j++) order.push(cellIndex("lower", 4, i, j));
+  assert.deepEqual(order, [...Array(10).keys()]);
+  assert.equal(cellIndex("lower", 4, 1, 2), -1);
+  assert.equal(cellIndex("full", 5, 2, 3), 13);
+});
+
+test("formatFixed writes a code's digits exactly, sign and leading zeros included", () => {
+  assert.equal(formatFixed(1235, 4), "0.1235");
+  assert.equal(formatFixed(-312, 4), "-0.0312");
+  assert.equal(formatFixed(10001, 4), "1.0001");
+  assert.equal(formatFixed(0, 4), "0.0000");
+  assert.equal(formatFixed(-123456, 4), "-12.3456");
+  assert.equal(formatFixed(7, 0), "7");
+});
+
+test("colourAt interpolates the stops like colour.py's ramp, clipping t", () => {
+  const stops = ["#000000", "#ff0000", "#ffffff"];
+  assert.deepEqual(colourAt(stops, 0), [0, 0, 0]);
+  assert.deepEqual(colourAt(stops, 0.25), [128, 0, 0]);
+  assert.deepEqual(colourAt(stops, 0.75), [255, 128, 128]);
+  assert.deepEqual(colourAt(stops, 1), [255, 255, 255]);
+  assert.deepEqual(colourAt(stops, 7), [255, 255, 255]);
+  assert.deepEqual(colourAt(stops, -1), [0, 0, 0]);
+});
+
+test("shadeColours decodes shade s as t = s / 254 and keeps 255 for masked cells", () => {
+  const table = shadeColours(["#000000", "#fe0000"], "MASKED");
+  assert.equal(table.length, 256);
+  assert.equal(table[0], "rgb(0,0,0)");
+  assert.equal(table[127], "rgb(127,0,0)");
+  assert.equal(table[254], "rgb(254,0,0)");
+  assert.equal(table[255], "MASKED");
+});
+
+test("zoom windows stay inside the map and follow the selection", () => {
+  assert.equal(clampWindow(-3, 32, 100), 0);
+  assert.equal(clampWindow(90, 32, 100), 68);
+  assert.equal(clampWindow(5, 64, 40), 0);
+  assert.equal(follow(10, 32, 50, 100), 19);
+  assert.equal(follow(10, 32, 3, 100), 3);
+  assert.equal(follow(10, 32, 20, 100), 10);
+  assert.equal(nextSize([32, 40, 48], 40, 1, 100), 48);
+  assert.equal(nextSize([32, 40, 48], 48, 1, 100), 48);
+  assert.equal(nextSize([32, 40, 48], 32, -1, 100), 32);
+  assert.equal(nextSize([32, 40, 48], 48, 1, 44), 40);
+});
+
+const meta = { rows: 100, cols: 100, cells_max: 64, window_sizes: [32, 40, 48, 56, 64],
+  initial: { query: 2, key: 1, window: 90, window_key: 1, window_size: 40 } };
+
+test("initialState turns 1-based URL values into clamped 0-based ones", () => {
+  assert.deepEqual(initialState(meta), { query: 1, key: 0, size: 40, window: 60, windowKey: 0 });
+  const centred = { ...meta, initial: { ...meta.initial, query: 80, key: 90, window: null, window_key: null } };
+  assert.deepEqual(initialState(centred), { query: 79, key: 89, size: 40, window: 59, windowKey: 60 });
+  const small = { ...meta, rows: 6, cols: 6, initial: { query: 9, key: 0, window: 1, window_key: 1, window_size: 32 } };
+  assert.deepEqual(initialState(small), { query: 5, key: 0, size: 6, window: 0, windowKey: 0 });
+});
+
+test("move steps one control, clamps it, and pulls the window along with the selection", () => {
+  const s = initialState(meta);
+  assert.equal(move(s, meta, "query", -1).query, 0);
+  assert.equal(move(s, meta, "query", -5).query, 0);
+  assert.equal(move({ ...s, query: 99 }, meta, "query", 1).query, 99);
+  const down = move({ ...s, query: 59 }, meta, "query", 1);
+  assert.equal(down.window, 60);
+  assert.equal(move({ ...s, key: 39 }, meta, "key", 1).windowKey, 1);
+  assert.equal(move(s, meta, "window", 1).window, 60);
+  assert.equal(move(s, meta, "window_key", 3).windowKey, 3);
+  const bigger = move(s, meta, "window_size", 1);
+  assert.deepEqual([bigger.size, bigger.window], [48, 52]);
+});
+
+test("rowKeys keeps every visible key when they fit, else the largest in key order with the selected one", () => {
+  const codes = [5, 90, 10, 70, 1, 60, 3];
+  assert.deepEqual(rowKeys((j) => codes[j], 4, 0, 8), [0, 1, 2, 3]);
+  assert.deepEqual(rowKeys((j) => codes[j], 7, 1, 3), [1, 3, 5]);
+  assert.deepEqual(rowKeys((j) => codes[j], 7, 4, 3), [1, 3, 4]);
+});
+
+test("arithmeticText shows the terms and the total Python sent, and shortens long sums", () => {
+  const q = [4300, 1500, -2000, 100], k = [5500, 8700, 6600, 2000];
+  assert.equal(arithmeticText("ω", q, k, 2, 1, 0, 9544, 4), "ω(2,1) = q2·k1 = (-0.2000)×0.5500 + 0.0100×0.8700 = 0.9544");
+  const d = 10, many = Array.from({ length: d }, (_, m) => m * 10000);
+  const text = arithmeticText("ω", many, many, d, 0, 0, 123, 4);
+  assert.match(text, /= 0\.0000×0\.0000 \+ 1\.0000×1\.0000 \+ 2\.0000×2\.0000 \+ … \(6 more terms\) \+ 9\.0000×9\.0000 = 0\.0123$/);
+  assert.match(arithmeticText("ω", [-5], [5], 1, 0, 0, -25, 4), /\(-0\.0005\)×0\.0005 = -0\.0025$/);
+});
+
+test("urlWith writes 1-based view parameters and keeps the others", () => {
+  const state = { query: 2, key: 0, window: 9, windowKey: 4, size: 48 };
+  const small = new URL(urlWith("http://h/scores?preset=book&query=9", state, false));
+  assert.deepEqual([...small.searchParams], [["preset", "book"], ["query", "3"], ["key", "1"]]);
+  const big = new URL(urlWith("http://h/gpt2", state, true));
+  assert.deepEqual(Object.fromEntries(big.searchParams), { query: "3", key: "1", window: "10", window_key: "5", window_size: "48" });
+});

@@ -1,0 +1,112 @@
+"""The attention view's data: the payload decodes back to the tensors, and the JS unit tests pass.
+
+The browser prints codes as c / 10**4 and colours shade s as t = s / 254 on the sent stops; these tests
+decode the payload the same way and compare with PyTorch's numbers and colour.py's images."""
+import base64
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from attention_core import colour, matrix_images
+from attention_core.drawing.view_data import SHADE_MASKED, fixed_codes, stored_cells, view_payload
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from view_maps import seeded_map  # noqa: E402
+
+
+def test_the_javascript_unit_tests_pass():
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("node is missing in CI (Debian: apt-get install nodejs)")
+        pytest.skip("node is not installed (Debian: apt-get install nodejs)")
+    run = subprocess.run([node, "--test", "tests/js"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "# fail 0" in run.stdout and "# pass 0" not in run.stdout
+
+
+def test_the_inlined_module_parses(tmp_path):
+    """The three files share one module scope: a name declared twice, or a syntax slip, breaks them all."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the JavaScript unit test above fails in CI)")
+    from ui.view.view import _source  # imports streamlit, fine in tests
+    module = tmp_path / "view.mjs"
+    module.write_text(_source()[0], encoding="utf-8")
+    run = subprocess.run([node, "--check", str(module)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
+def _decode(payload):
+    meta, cells = payload["meta"], payload["cells"]
+    i, j = stored_cells(meta["rows"], meta["cols"], meta["layout"])
+    return meta, i, j, cells["code"].to_numpy().astype(np.int64), cells["shade"].to_numpy()
+
+
+def _stops_colour(stops, t):
+    """What the browser's colourAt does, in numpy: the sent stops interpolated at t."""
+    rgb = np.array([[int(h[k:k + 2], 16) for k in (1, 3, 5)] for h in stops], float)
+    return colour._ramp(t, rgb)
+
+
+@pytest.mark.parametrize("tokens", [6, 64, 300])
+def test_printed_numbers_and_colours_are_the_tensors(tokens):
+    q, k, scores, weights = seeded_map(tokens)
+    scale = "absolute" if tokens <= 16 else "share"
+    payload = view_payload(weights.numpy(), [str(t) for t in range(tokens)], scale=scale,
+                           q=q.numpy(), k=k.numpy(), scores=scores.numpy())
+    meta, i, j, codes, shades = _decode(payload)
+    w = weights.double().numpy()
+    assert meta["layout"] == "lower" and len(codes) == tokens * (tokens + 1) // 2  # the masked future is not sent
+    texts = [f"{c // 10000 if c >= 0 else '-' + str(-c // 10000)}.{abs(c) % 10000:04d}" for c in codes]
+    assert texts == [f"{w[a, b]:.4f}" for a, b in zip(i, j)]
+    kind = "share" if scale == "share" else "weights"
+    values = colour.shares(w) if kind == "share" else w
+    expected = colour.matrix_image(values, kind)[i, j].astype(float)  # colour.py's own pixels
+    drawn = _stops_colour(meta["stops"], shades / (SHADE_MASKED - 1))
+    assert np.abs(drawn - expected).max() <= 2.5  # shades are 255 levels of the same ramp
+    assert (shades < SHADE_MASKED).all()
+    if tokens <= 64:
+        d = q.shape[1]
+        assert payload["q"]["code"].to_numpy().reshape(tokens, d).tolist() == fixed_codes(q.numpy()).tolist()
+        sent = payload["scores"]["code"].to_numpy().reshape(tokens, tokens) / 1e4
+        np.testing.assert_allclose(sent, (q.double() @ k.double().T).numpy(), atol=0.5e-4 + 1e-6)
+    else:
+        assert "q" not in payload and meta["d"] == 0
+
+
+def test_the_overview_is_matrix_images_overview_and_only_large_maps_get_one():
+    _, _, _, weights = seeded_map(300)
+    payload = view_payload(weights.numpy(), ["x"] * 300, scale="share")
+    png = Image.open(io.BytesIO(base64.b64decode(payload["meta"]["overview"]["png"])))
+    image, blocks, _ = matrix_images.overview(weights.double().numpy(), "share")
+    assert np.array_equal(np.asarray(png.convert("RGB")), image)
+    assert payload["meta"]["overview"]["blocks"] == blocks
+    assert view_payload(seeded_map(64)[3].numpy(), ["x"] * 64)["meta"]["overview"] is None
+
+
+def test_fixed_codes_round_like_python_formatting_at_ties_and_signs():
+    tricky = np.array([0.12345, 0.03125, -0.03125, 1.00005, 2.5e-5, -1.23456, 0.99995, 0.0])
+    for value, code in zip(tricky, fixed_codes(tricky)):
+        text = f"{value:.4f}"
+        assert code == int(text.replace(".", "")), (value, code, text)
+
+
+def test_scores_use_signed_codes_a_diverging_scale_and_masked_cells_as_the_lower_layout():
+    scores = torch.tensor([[0.5, -float("inf")], [-1.25, 2.0]])  # (T, T) masked scores
+    payload = view_payload(scores.numpy(), ["a", "b"], kind="scores")
+    meta, i, j, codes, shades = _decode(payload)
+    assert meta["layout"] == "lower" and codes.tolist() == [5000, -12500, 20000]
+    assert meta["stops"][0] == "#%02x%02x%02x" % tuple(int(c) for c in colour.REDBLUE[0])
+    assert shades.tolist() == [round((0.5 / 2 + 1) / 2 * 254), round((-1.25 / 2 + 1) / 2 * 254), 254]
+    full = view_payload(np.array([[0.2, 0.8], [0.6, 0.4]]), ["a", "b"])
+    assert full["meta"]["layout"] == "full" and full["cells"]["code"].tolist() == [2000, 8000, 6000, 4000]

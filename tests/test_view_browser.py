@@ -1,0 +1,122 @@
+"""The attention view in Debian's Chromium: keyboard moves draw the tensor's numbers, write the URL,
+and send nothing to the server; Enter commits; a broken payload shows a plain error."""
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
+from view_maps import seeded_map  # scripts/, on the path through browser.py
+
+APP = Path(__file__).resolve().parents[1] / "scripts" / "view_app.py"
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with streamlit_server(APP) as base:
+        yield base
+
+
+def _open(page, url: str) -> list:
+    """Load the page; returns the list that collects every websocket frame the browser sends."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    page.goto(url)
+    wait_idle(page)
+    page.wait_for_selector(".av, .av-error", state="attached", timeout=30_000)
+    assert exceptions(page) == []
+    return sent
+
+
+def _view(page, what: str):
+    return page.locator(".av").evaluate(f"e => e.attentionView.{what}")
+
+
+def _press(page, keys: list[str]) -> None:
+    page.locator(".av").focus()
+    for key in keys:
+        page.keyboard.press(key)
+    time.sleep(0.5)  # the address bar is written 150 ms after the last move
+
+
+def _params(page) -> dict:
+    url = page.evaluate("() => location.href")
+    return dict(re.findall(r"[?&]([a-z_]+)=([^&]*)", url))
+
+
+def test_small_map_moves_draw_the_tensor_write_the_url_and_send_nothing(server):
+    q, k, scores, weights = seeded_map(6)
+    w = weights.double().numpy()
+    with chromium_page() as page:
+        sent = _open(page, f"{server}/?tokens=6")
+        drawn = {(i, j): text for i, j, text in _view(page, "drawn")}
+        assert drawn == {(i, j): f"{w[i, j]:.4f}" for i in range(6) for j in range(i + 1)}
+        before = len(sent)
+        _press(page, ["ArrowDown", "ArrowDown", "ArrowRight", "ArrowRight", "ArrowLeft"])  # query 4, key 2
+        assert len(sent) == before  # the moves never reached the server
+        assert page.locator(".av-readout").inner_text() == f"Query 4 “t4”, key 2 “t2”: {w[3, 1]:.4f}"
+        assert page.locator(".av-arith").inner_text().endswith(f"= {scores[3, 1].item():.4f}")
+        values = page.locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts()
+        assert values == [f"{w[3, j]:.4f}" for j in range(4)]
+        assert {"query": "4", "key": "2"}.items() <= _params(page).items()
+        box = page.locator(".av-grid").bounding_box()  # a click on cell (query 6, key 3) picks it
+        page.mouse.click(box["x"] + 2.5 / 6 * box["width"], box["y"] + 5.5 / 6 * box["height"])
+        assert page.locator(".av-readout").inner_text() == f"Query 6 “t6”, key 3 “t3”: {w[5, 2]:.4f}"
+        _press(page, ["ArrowUp"])  # back to query 5; then key 2 and query 4 again
+        _press(page, ["ArrowLeft", "ArrowUp"])
+        assert len(sent) == before
+        page.keyboard.press("Enter")  # the one move that reaches Python
+        wait_idle(page)
+        assert len(sent) > before
+        assert "'query': 4, 'key': 2" in page.get_by_text("committed:").inner_text()
+
+
+def test_large_map_zoom_window_moves_in_the_browser_with_exact_values(server):
+    _, _, _, weights = seeded_map(1024)
+    w = weights.double().numpy()
+    with chromium_page() as page:
+        sent = _open(page, f"{server}/?tokens=1024&query=100&key=90&window=80&window_key=70")
+        before = len(sent)
+        _press(page, ["Shift+ArrowDown"] * 3 + ["Shift+ArrowRight", "+", "ArrowDown", "ArrowRight"])
+        assert len(sent) == before
+        state = _view(page, "state")
+        assert state == {"query": 100, "key": 90, "window": 82, "windowKey": 70, "size": 40}
+        assert page.locator(".av-range").inner_text().startswith("Zoom: queries 83–122, keys 71–110")
+        assert page.locator(".av-readout").inner_text().endswith(f": {w[100, 90]:.4f}")
+        assert {"query": "101", "key": "91", "window": "83", "window_key": "71", "window_size": "40"}.items() \
+            <= _params(page).items()
+        box = page.locator(".av-grid").bounding_box()  # hover the zoom window's cell (row 5, column 7)
+        page.mouse.move(box["x"] + (7.5 / 40) * box["width"], box["y"] + (5.5 / 40) * box["height"])
+        assert page.locator(".av-hover").inner_text().endswith(f"key 78 “t78”: {w[87, 77]:.4f}")
+        shown = [int(t.split()[0]) - 1 for t in page.locator(".av-bar:not([hidden]) .av-bar-label").all_inner_texts()]
+        largest = sorted(range(101), key=lambda j: (-round(w[100, j], 4), j))[:32]  # the selected key replaces the 32nd
+        assert shown == sorted(largest if 90 in largest else largest[:31] + [90])
+        values = page.locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts()
+        assert values == [f"{w[100, j]:.4f}" for j in shown]
+        overview = page.locator(".av-overview img").bounding_box()  # a click centres the window there
+        page.mouse.click(overview["x"] + 0.5 * overview["width"], overview["y"] + 0.25 * overview["height"])
+        state = _view(page, "state")  # one screen pixel of the 300 px overview is 3.4 tokens
+        assert abs(state["window"] - (256 - 20)) <= 4 and abs(state["windowKey"] - (512 - 20)) <= 4
+        assert len(sent) == before
+        time.sleep(0.5)
+        link = page.evaluate("() => location.href")  # a copied link reopens the same view
+    with chromium_page() as page:
+        _open(page, link)
+        assert _view(page, "state") == state
+
+
+def test_a_payload_the_view_cannot_read_shows_a_plain_error(server):
+    with chromium_page() as page:
+        _open(page, f"{server}/?tokens=6&broken=1")
+        error = page.locator(".av-error")
+        assert error.inner_text().startswith("The attention view could not be drawn:")
+        assert page.locator(".av").count() == 0
+
+
+def test_parts_choose_the_pictures_shown(server):
+    with chromium_page() as page:
+        _open(page, f"{server}/?tokens=6&parts=row")
+        assert page.locator(".av-bars").is_visible() and page.locator(".av-readout").is_hidden()
+        assert page.locator(".av-grid").is_hidden() and page.locator(".av-arith").is_hidden()

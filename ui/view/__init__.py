@@ -1,0 +1,1 @@
+"""The browser-side attention view (Streamlit components v2): see view.py."""

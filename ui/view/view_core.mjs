@@ -1,0 +1,128 @@
+// The attention view's pure functions: indexing, number text, colours, zoom clamping and the state
+// reducer. No DOM here, so `node --test tests/js` can import this file; view.py inlines it in front of
+// attention_view.js to make the component's one ES module. Positions are 0-based here, 1-based in URLs.
+
+/** Where cell (i, j) sits in the arrays Python sent, or -1 when it was not sent (masked, "lower" layout). */
+export function cellIndex(layout, cols, i, j) {
+  if (layout === "lower") return j > i ? -1 : (i * (i + 1)) / 2 + j;
+  return i * cols + j;
+}
+
+/** The text of a fixed-point code: formatFixed(-312, 4) === "-0.0312". Integer work only, so the text is
+ * exactly Python's f"{x:.4f}" for the code Python sent (floats would re-round). */
+export function formatFixed(code, decimals) {
+  const sign = code < 0 ? "-" : "";
+  const digits = String(Math.abs(code)).padStart(decimals + 1, "0");
+  if (decimals === 0) return sign + digits;
+  return `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+}
+
+export function parseHex(hex) {
+  return [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
+}
+
+/** A colour between the stops, as colour.py's _ramp interpolates them (t clipped to 0..1). */
+export function colourAt(stops, t) {
+  const rgb = stops.map(parseHex);
+  const x = Math.min(Math.max(t, 0), 1) * (rgb.length - 1);
+  const low = Math.min(Math.floor(x), rgb.length - 2);
+  const frac = x - low;
+  return rgb[low].map((c, n) => Math.round(c * (1 - frac) + rgb[low + 1][n] * frac));
+}
+
+export const SHADE_MASKED = 255;
+
+/** The 255 CSS colours of shades 0..254 (a shade is t × 254, rounded in Python); index 255 is masked. */
+export function shadeColours(stops, masked) {
+  const table = [];
+  for (let s = 0; s < SHADE_MASKED; s++) table.push(`rgb(${colourAt(stops, s / (SHADE_MASKED - 1)).join(",")})`);
+  table.push(masked);
+  return table;
+}
+
+/** A window start that keeps size cells inside 0..n. */
+export function clampWindow(start, size, n) {
+  return Math.max(0, Math.min(start, n - Math.min(size, n)));
+}
+
+/** The window start, moved just enough that index is inside it. */
+export function follow(start, size, index, n) {
+  if (index < start) return clampWindow(index, size, n);
+  if (index >= start + size) return clampWindow(index - size + 1, size, n);
+  return clampWindow(start, size, n);
+}
+
+/** The allowed window size one step up (dir 1) or down (-1), never above n tokens. */
+export function nextSize(sizes, size, dir, n) {
+  const allowed = sizes.filter((s) => s <= n);
+  if (allowed.length === 0) return n;
+  const at = allowed.indexOf(size);
+  const from = at < 0 ? 0 : at;
+  return allowed[Math.max(0, Math.min(allowed.length - 1, from + dir))];
+}
+
+/** The keys a row's bars show: all when they fit in limit; otherwise the limit largest codes (the
+ * selected key always among them), in key order. Selecting and sorting sent numbers, no math. */
+export function rowKeys(codeOf, visible, selected, limit) {
+  const all = Array.from({ length: visible }, (_, j) => j);
+  if (visible <= limit) return all;
+  all.sort((a, b) => codeOf(b) - codeOf(a) || a - b);
+  const chosen = all.slice(0, limit);
+  if (selected < visible && !chosen.includes(selected)) chosen[limit - 1] = selected;
+  return chosen.sort((a, b) => a - b);
+}
+
+/** "ω₂,₃ = q₂·k₃ = 0.4300×0.5500 + … = 0.9544" from the codes Python sent; the total is Python's. */
+export function arithmeticText(symbol, qCodes, kCodes, d, i, j, total, decimals, maxTerms = 8) {
+  const factor = (code) => (code < 0 ? `(${formatFixed(code, decimals)})` : formatFixed(code, decimals));
+  const term = (m) => `${factor(qCodes[i * d + m])}×${factor(kCodes[j * d + m])}`;
+  const shown = d <= maxTerms ? [...Array(d).keys()].map(term)
+    : [term(0), term(1), term(2), `… (${d - 4} more terms)`, term(d - 1)];
+  return `${symbol}(${i + 1},${j + 1}) = q${i + 1}·k${j + 1} = ${shown.join(" + ")} = ${formatFixed(total, decimals)}`;
+}
+
+/** The view's starting state from Python's 1-based initial values, clamped to the map. */
+export function initialState(meta) {
+  const init = meta.initial;
+  const big = Math.max(meta.rows, meta.cols) > meta.cells_max;
+  const size = big ? nextSize(meta.window_sizes, init.window_size, 0, meta.rows) : meta.rows;
+  const clampIndex = (v, n) => Math.max(0, Math.min(n - 1, (v | 0) - 1));
+  const query = clampIndex(init.query, meta.rows), key = clampIndex(init.key, meta.cols);
+  // The window starts where the URL put it (a shared link shows what its sender saw); without one,
+  // centred on the selected cell.
+  const start = (v, index, n) => clampWindow(v == null ? index - (size >> 1) : (v | 0) - 1, size, n);
+  return { query, key, size, window: start(init.window, query, meta.rows), windowKey: start(init.window_key, key, meta.cols) };
+}
+
+/** The next state after one control move; the window follows the selected cell. */
+export function move(state, meta, action, by = 1) {
+  const s = { ...state };
+  const step = (v, n) => Math.max(0, Math.min(n - 1, v + by));
+  if (action === "query") s.query = step(s.query, meta.rows);
+  else if (action === "key") s.key = step(s.key, meta.cols);
+  else if (action === "window") s.window = clampWindow(s.window + by, s.size, meta.rows);
+  else if (action === "window_key") s.windowKey = clampWindow(s.windowKey + by, s.size, meta.cols);
+  else if (action === "window_size") {
+    s.size = nextSize(meta.window_sizes, s.size, by, Math.min(meta.rows, meta.cols));
+    s.window = clampWindow(s.window, s.size, meta.rows);
+    s.windowKey = clampWindow(s.windowKey, s.size, meta.cols);
+  }
+  if (action === "query" || action === "key") {
+    s.window = follow(s.window, s.size, s.query, meta.rows);
+    s.windowKey = follow(s.windowKey, s.size, s.key, meta.cols);
+  }
+  return s;
+}
+
+/** The address with the view's state in the app's URL parameters (1-based; window ones only with a zoom). */
+export function urlWith(href, state, zoom) {
+  const url = new URL(href);
+  url.searchParams.set("query", String(state.query + 1));
+  url.searchParams.set("key", String(state.key + 1));
+  if (zoom) {
+    url.searchParams.set("window", String(state.window + 1));
+    url.searchParams.set("window_key", String(state.windowKey + 1));
+    url.searchParams.set("window_size", String(state.size));
+  }
+  return url.toString();
+}
