@@ -15,7 +15,7 @@ import pytest
 import torch
 from PIL import Image
 
-from attention_core import colour, matrix_images
+from attention_core.drawing import colour, matrix_images
 from attention_core.drawing.view_data import SHADE_MASKED, fixed_codes, stored_cells, view_payload
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from attention_core import colour, matrix_images
+from attention_core.drawing import colour, matrix_images
 
 DECIMALS = 4
 CELLS_MAX = 64  # up to this many tokens every cell is drawn; above, an overview image and a zoom window
