@@ -6,8 +6,6 @@ from attention_core.book import stages
 from attention_core.drawing import charts
 from attention_core.lessons import agreement, initialisation, pitfalls
 import ui
-from attention_core.book.modules import CausalAttention
-from attention_core.book.seeding import build_seeded
 from attention_core.lessons.presets import PARAMS
 
 CONVERGE_TOKENS = 64  # the many-draws average runs on the rows of the first 64 queries at most
@@ -151,9 +149,7 @@ def screen():
     ui.reader_questions("dropout", settings, record=record, p=p, seed=seed, q=q)
     if ui.pitfalls_toggle():
         rate = p if 0 < p < 1 else 0.5
-        module = build_seeded(CausalAttention, settings.seed_for("dropout"), settings.x.shape[-1], settings.d_out,
-                              num_tokens, rate)
-        runs = pitfalls.dropout_at_inference(module, settings.x[None])
+        runs = pitfalls.causal_dropout_at_inference(settings.x, settings.d_out, rate, settings.seed_for("dropout"))
         ui.pitfall(f"Dropout left on at inference (p = {rate:g})", "model(x)  # still in model.train() mode",
                    "model.eval()\nwith torch.no_grad():\n    model(x)",
                    f"Two predictions for the same input differ by up to {runs['train_diff']:.4f}: "

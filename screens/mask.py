@@ -9,6 +9,7 @@ from attention_core.lessons import agreement, initialisation, pitfalls
 import ui
 from attention_core.book.inputs import MAX_TOKENS
 from attention_core.book.modules import CausalAttention
+from attention_core.drawing.text import abridged_sum_latex
 
 settings = ui.current()
 T = len(settings.tokens)
@@ -86,22 +87,12 @@ def screen():
     ui.show_row(weights, settings, "causal weights of the selected query", "weights", highlight=k, row=q)
 
 
-    def sum_latex(show, count, future=0, inf=r"e^{-\infty}"):
-        """`show(0) + ... + show(count-1)` abridged, then the future keys' `inf` terms (never T terms)."""
-        shown = list(range(count)) if count <= 4 else [0, 1, None, count - 1]
-        parts = [r"\dots" if j is None else show(j) for j in shown]
-        if future:
-            blocked = " + ".join([inf] * future) if future <= 2 else rf"{inf} + \dots + {inf}"
-            parts.append(rf"\underbrace{{{blocked}}}_{{{future}\text{{ future}}}}")
-        return " + ".join(parts)
-
-
     exps = torch.exp(scaled[q].double())  # e^(omega / sqrt(d_k)); e^-inf = 0
     root = rf"\sqrt{{{d_k}}}"
     term = lambda j: rf"e^{{{float(raw[q, j]):.4f}/{root}}}"  # noqa: E731
     top = term(k) if k <= q else r"e^{-\infty}"
-    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{top}}}{{{sum_latex(term, q + 1, T - q - 1)}}}")
-    exp_sum = sum_latex(lambda j: f"{float(exps[j]):.4f}", q + 1, T - q - 1, "0")
+    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{top}}}{{{abridged_sum_latex(term, q + 1, T - q - 1)}}}")
+    exp_sum = abridged_sum_latex(lambda j: f"{float(exps[j]):.4f}", q + 1, T - q - 1, "0")
     st.latex(rf"= \frac{{{float(exps[k]):.4f}}}{{{exp_sum}}}"
              + (rf" = \frac{{{float(exps[k]):.4f}}}{{{float(exps.sum()):.4f}}}" if T > 1 else "")
              + rf" = {float(weights[q, k]):.4f}")
@@ -121,7 +112,7 @@ def screen():
     st.markdown(f"The two matrices {agree} (max difference {numbers.plain(gap)} {numbers.within_tolerance(gap)}). "
                 "Variant 1 for the same cell:")
     st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
-             rf"{{{sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
+             rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
     st.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
                "Variant 2 gets there with one softmax and no second division.")
 

@@ -9,9 +9,10 @@ from attention_core.drawing import charts, numbers
 from attention_core.lessons import agreement, claims, experiments, initialisation, pitfalls
 import ui
 from attention_core.drawing.numbers import short
+from attention_core.drawing.text import softmax_cell_latex
+from attention_core.lessons.experiments import POWERS
 
 TEMPERATURES = [0.25, 0.5, 1.0, 2.0, 4.0]  # τ: the scores are divided by √d_k · τ
-POWERS = [2**i for i in range(11)]  # d_k = 1, 2, 4, ..., 1024
 CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves
 CURVE_TOKENS = 64  # the sharpness experiment uses at most 64 keys (its cost grows with tokens x d_k)
 
@@ -93,17 +94,8 @@ def screen():
                       help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
                            "1 and 0 for a one-hot.")
 
-    s_row = used_scores[q].double()
-    shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0
-    terms = (s_row - shift).exp()
-    arg = {j: rf"\omega_{{{q + 1},{j}}}" + (rf"/\sqrt{{{d_k}}}" if scale else "") for j in (k + 1, "j")}
-    cut = len(s_row) if len(s_row) <= 6 else 5
-    shown = [rf"e^{{{numbers.latex(float(s - shift))}}}" for s in s_row[:cut]] + (
-        [rf"\dots\ ({len(s_row)} \text{{ terms}})"] if cut < len(s_row) else [])
-    minus = rf" - {numbers.latex(shift)}" if shift else ""
-    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{\exp({arg[k + 1]}{minus})}}{{\sum_j \exp({arg['j']}{minus})}}"
-             rf" = \frac{{e^{{{numbers.latex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
-             rf" = \frac{{{numbers.latex(float(terms[k]))}}}{{{numbers.latex(float(terms.sum()))}}} = {float(weights[q, k]):.4f}")
+    cell, shift = softmax_cell_latex(used_scores[q], q, k, float(weights[q, k]), rf"/\sqrt{{{d_k}}}" if scale else "")
+    st.latex(cell)
     if shift:
         st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
                    f"({numbers.plain(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")

@@ -3,7 +3,7 @@ import re
 
 import torch
 
-from attention_core.drawing.numbers import short
+from attention_core.drawing.numbers import latex, short
 
 
 def md_escape(text: str) -> str:
@@ -40,3 +40,31 @@ def query_in_heads_latex(queries, q: int, shown_heads: int = 4, shown_values: in
     return (rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
                                                           for i, p in enumerate(parts))
             + (r"\ \big|\ \dots" if num_heads > shown_heads else "") + r"\,]")
+
+
+def softmax_cell_latex(row_scores, q: int, k: int, weight: float, divisor: str = "") -> tuple[str, float]:
+    """α_{q,k} = exp(ω_qk) / Σ_j exp(ω_qj) with the real numbers, and the shift it subtracted (0 or the row's
+    maximum when exp would overflow even in float64, as torch.softmax does). row_scores: (T,) already
+    divided (divisor names the division for the formula, e.g. "/\\sqrt{2}"); weight: the α computed."""
+    s_row = torch.as_tensor(row_scores).double()  # (T,)
+    shift = float(s_row.max()) if not torch.isfinite(s_row.exp()).all() else 0.0
+    terms = (s_row - shift).exp()  # (T,)
+    arg = {j: rf"\omega_{{{q + 1},{j}}}{divisor}" for j in (k + 1, "j")}
+    cut = len(s_row) if len(s_row) <= 6 else 5
+    shown = [rf"e^{{{latex(float(s - shift))}}}" for s in s_row[:cut]] + (
+        [rf"\dots\ ({len(s_row)} \text{{ terms}})"] if cut < len(s_row) else [])
+    minus = rf" - {latex(shift)}" if shift else ""
+    return (rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{\exp({arg[k + 1]}{minus})}}{{\sum_j \exp({arg['j']}{minus})}}"
+            rf" = \frac{{e^{{{latex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
+            rf" = \frac{{{latex(float(terms[k]))}}}{{{latex(float(terms.sum()))}}} = {weight:.4f}"), shift
+
+
+def abridged_sum_latex(show, count: int, future: int = 0, blocked: str = r"e^{-\infty}") -> str:
+    """`show(0) + ... + show(count-1)` abridged to four terms, then the `future` masked keys' `blocked`
+    terms under one brace (never T terms)."""
+    shown = list(range(count)) if count <= 4 else [0, 1, None, count - 1]
+    parts = [r"\dots" if j is None else show(j) for j in shown]
+    if future:
+        masked = " + ".join([blocked] * future) if future <= 2 else rf"{blocked} + \dots + {blocked}"
+        parts.append(rf"\underbrace{{{masked}}}_{{{future}\text{{ future}}}}")
+    return " + ".join(parts)

@@ -68,6 +68,13 @@ def dropout_at_inference(module: torch.nn.Module, x: torch.Tensor, seeds=(1, 2))
     return {"train_diff": stages.max_abs_diff(runs[0], runs[1]), "eval_diff": stages.max_abs_diff(*evals)}
 
 
+def causal_dropout_at_inference(x: torch.Tensor, d_out: int, p: float, seed: int) -> dict:
+    """dropout_at_inference for the book's CausalAttention(d_in, d_out, T, p) built under `seed`, on x (T, d_in)."""
+    from attention_core.book.modules import CausalAttention
+    module = build_seeded(CausalAttention, seed, x.shape[-1], d_out, x.shape[0], p)
+    return dropout_at_inference(module, x[None])
+
+
 def transpose_batched(queries: torch.Tensor, keys: torch.Tensor) -> dict:
     """`keys.T` on a (b, T, d) tensor reverses all three dims to (d, T, b); transpose(1, 2) is meant."""
     wrong_shape = tuple(keys.permute(*reversed(range(keys.dim()))).shape)  # what keys.T gives
