@@ -1,36 +1,35 @@
-"""Streamlit helpers shared by every screen; the only part of attention_core that imports streamlit.
+"""The Streamlit layer: the only code in the app that imports streamlit (attention_core never does).
 
-Data flows one way: URL -> session state -> widgets -> cached calls into attention_core -> charts.
-Pages use `from attention_core import ui` and the names below.
+Data flows one way: URL -> session state -> widgets -> one Settings (what the sidebar decided) -> cached
+calls into attention_core -> the drawing route (ui.draw) -> Streamlit. Screens use `import ui` and the
+names below.
 """
+from attention_core.drawing.text import dot_product_latex, md_escape, short
 from ui.cache import (causal, dropout_convergence, efficiency_backends, efficiency_measure, exercise_3_1, heads,
-                      mha_agreement, projection, saturation,
-                                     why_scaling_histogram, why_scaling_sweep)
-from ui.controls import heads_picker, key_picker, query_picker
+                      mha_agreement, projection, saturation, why_scaling_histogram, why_scaling_sweep)
 from ui.checks import agreement, checked, pitfall, pitfalls_toggle
-from ui.draw.code import show_code
+from ui.controls import heads_picker, key_picker, query_picker
 from ui.display import device_badge, explain, table, table_height
-from ui.draw.heatmaps import show_matrix, show_row, zoom_view
+from ui.draw.code import show_code
 from ui.draw.dropout_view import show_dropout_rows, show_where_dropped
+from ui.draw.export import new_run, png_bytes
+from ui.draw.heatmaps import show_matrix, show_row, zoom_view
 from ui.draw.training import curves, head_grid
 from ui.draw.vega import cached_chart, chart, draw_image, font_scale
-from ui.draw.export import new_run, png_bytes
 from ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
 from ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
-from ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers,
-                                          gpt2_model,
-                                          gpt2_sentence_input, gpt2_source, gpt2_tokens)
-from ui.trained_models import (look_closer_pickers, ablation, accuracy_with_off, batch_scores, heads_off_picker,
-                                      job_progress, probe_ids, probe_weights, trained_heads, trained_model,
-                                      trained_run, training_job, training_step_options)
+from ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers, gpt2_model,
+                           gpt2_sentence_input, gpt2_source, gpt2_tokens)
 from ui.public import public_mode
-from ui.teach.quiz import exercises, predict_first
-from ui.weights_source import heads_weights
-from ui.teach.readers import reader_questions
 from ui.settings import Settings
 from ui.sidebar import current, sidebar
 from ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
-from attention_core.drawing.text import dot_product_latex, md_escape, short
+from ui.teach.quiz import exercises, predict_first
+from ui.teach.readers import reader_questions
+from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, job_progress,
+                               look_closer_pickers, probe_ids, probe_weights, trained_heads, trained_model,
+                               trained_run, training_job, training_step_options)
+from ui.weights_source import heads_weights
 
 __all__ = [
     "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
