@@ -24,6 +24,15 @@ _ALL: list["ByteCache"] = []
 _COMPUTING = threading.RLock()
 
 
+def one_at_a_time(build):
+    """build(), while no other big computation of this server runs (traces, overview images), then the freed
+    pages of its intermediates handed back to the system (2.0 GB peak without, 1.6 with, GPT-2 class)."""
+    with _COMPUTING:
+        value = build()
+        memory.trim()
+    return value
+
+
 def size_of(value) -> int:
     """Bytes held by tensors, arrays and bytes inside value (dicts, lists, tuples, dataclasses)."""
     if isinstance(value, torch.Tensor):
@@ -61,9 +70,7 @@ class ByteCache:
                 if key in self.items:
                     self.items.move_to_end(key)
                     return self.items[key][0]
-            with _COMPUTING:
-                value = build()
-                memory.trim()  # its intermediates are freed: give the pages back (2.0 GB peak without, 1.6 with)
+            value = one_at_a_time(build)
             size = size_of(value)
             with self.lock:
                 self.building.pop(key, None)

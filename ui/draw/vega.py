@@ -18,6 +18,7 @@ import torch
 from streamlit import dataframe_util
 
 from attention_core.drawing import charts
+from ui.byte_cache import one_at_a_time
 from ui.draw.export import download_buttons
 from ui.settings import this_run
 
@@ -98,10 +99,11 @@ def arrow_bytes(records: list[dict]) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-# RGB overviews of large matrices: at most 512 x 512 x 3 bytes (0.8 MB) each, 38 MB in all.
+# RGB overviews of large matrices: at most 512 x 512 x 3 bytes (0.8 MB) each, 38 MB in all. Building one
+# at 1,024 tokens holds tens of MB of float64 shares and blocks: a class asking for many at once queues.
 @st.cache_resource(max_entries=48, show_spinner=False)
 def _image(key: tuple, _build):
-    return _build()
+    return one_at_a_time(_build)
 
 
 def cached_image(key: tuple, build):
