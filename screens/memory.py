@@ -18,18 +18,20 @@ st.markdown(
 
 available = min(ml.MAX_TOKENS, len(settings.tokens))
 cols = st.columns(3)
-T = cols[0].slider("Tokens T", 1, available, min(6, available), key="mem_tokens") if available > 1 else 1
-num_heads = cols[1].slider("Heads h", 1, ml.MAX_HEADS, 2, key="mem_heads")
-head_dim = cols[2].slider("head_dim", 1, ml.MAX_HEAD_DIM, 3, key="mem_head_dim")
+ui.clamp("mem_tokens", low=1, high=available)  # the input may have fewer tokens than the URL asks for
+T = ui.control(cols[0].slider, "Tokens T", "mem_tokens", min_value=1, max_value=available) if available > 1 else 1
+num_heads = ui.control(cols[1].slider, "Heads h", "mem_heads", min_value=1, max_value=ml.MAX_HEADS)
+head_dim = ui.control(cols[2].slider, "head_dim", "mem_head_dim", min_value=1, max_value=ml.MAX_HEAD_DIM)
 d_out, labels = num_heads * head_dim, settings.labels[:T]
-for key, count in (("mem_token", T), ("mem_head", num_heads), ("mem_dim", head_dim)):
-    if st.session_state.get(key, 0) >= count:  # a pick past a shrunk slider falls back to the last one
-        st.session_state[key] = count - 1
-cols = st.columns(3)
-token = cols[0].selectbox("Pick a token", range(T), min(2, T - 1), format_func=labels.__getitem__, key="mem_token")
-head = cols[1].selectbox("its head", range(num_heads), num_heads - 1, format_func=lambda h: f"head {h + 1}",
-                         key="mem_head")
-dim = cols[2].selectbox("its dim", range(head_dim), 0, format_func=lambda d: f"dim {d + 1}", key="mem_dim")
+for name, count in (("mem_token", T), ("mem_head", num_heads), ("mem_dim", head_dim)):
+    ui.clamp(name, low=1, high=count)  # a pick past a shrunk slider falls back to the last one
+cols = st.columns(3)  # picks are 1-based, as in the URL
+token = ui.control(cols[0].selectbox, "Pick a token", "mem_token", options=range(1, T + 1),
+                   format_func=lambda t: labels[t - 1]) - 1
+head = ui.control(cols[1].selectbox, "its head", "mem_head", options=range(1, num_heads + 1),
+                  format_func=lambda h: f"head {h}") - 1
+dim = ui.control(cols[2].selectbox, "its dim", "mem_dim", options=range(1, head_dim + 1),
+                 format_func=lambda d: f"dim {d}") - 1
 seed = settings.seed_for("heads")
 steps = ml.chapter_steps(settings.x[:T], num_heads, head_dim, seed, pick=(token, head, dim))
 rows = ml.step_rows(steps)

@@ -51,10 +51,10 @@ def test_one_head_has_nothing_to_copy():
 
 def test_a_pick_past_a_shrunk_slider_falls_back():
     at = open_screen("memory")
-    at.selectbox(key="mem_token").set_value(5).run()
+    at.selectbox(key="mem_token").set_value(6).run()  # 1-based, as in the URL
     at.slider(key="mem_tokens").set_value(3).run()
     assert not at.exception
-    assert at.selectbox(key="mem_token").value == 2
+    assert at.selectbox(key="mem_token").value == 3  # the last of 3 tokens
 
 
 def test_class_mode_asks_three_questions_first():

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 
 from attention_core.book.inputs import BOOK_SENTENCE, MAX_D_IN, MAX_TEXT_CHARS, MAX_TOKENS
 from attention_core.drawing.numbers import whole
+from attention_core.lessons.memory_layout import MAX_HEAD_DIM as MEMORY_HEAD_DIM
+from attention_core.lessons.memory_layout import MAX_HEADS as MEMORY_HEADS
+from attention_core.lessons.memory_layout import MAX_TOKENS as MEMORY_TOKENS
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,14 @@ PARAMS = {
     "key": Param(int, 1, 1, MAX_TOKENS),
     "scale": Param(bool, True),
     "d_k": Param(int, 64, 1, 1024),
-    "temperature": Param(float, 1.0, 0.25, 4.0),  # softmax screen: scores ÷ (√d_k · τ) before softmax
+    "temperature": Param(float, 1.0, 0.25, 4.0),
+    # Heads in memory: a small multi-head split (every float drawn) and one picked element, 1-based.
+    "mem_tokens": Param(int, 6, 1, MEMORY_TOKENS),
+    "mem_heads": Param(int, 2, 1, MEMORY_HEADS),
+    "mem_head_dim": Param(int, 3, 1, MEMORY_HEAD_DIM),
+    "mem_token": Param(int, 3, 1, MEMORY_TOKENS),
+    "mem_head": Param(int, 2, 1, MEMORY_HEADS),
+    "mem_dim": Param(int, 1, 1, MEMORY_HEAD_DIM),  # softmax screen: scores ÷ (√d_k · τ) before softmax
     "context_length": Param(int, 6, 1, MAX_TOKENS),
     "dropout": Param(float, 0.5, 0.0, 1.0),
     "dropout_seed": Param(int, 123, 0, 2**31 - 1),
