@@ -78,7 +78,7 @@ def screen():
     st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(settings.input_kind))
                + f" d_k = keys.shape[-1] = d_out = {d_k}.")
     scores = record["attn_scores"]  # (T, T)
-    unscaled_weights = stages.softmax(scores)  # (T, T)
+    unscaled_weights = record["unscaled_weights"]  # (T, T): softmax(ω), no √d_k
     used_scores = record["scaled_scores"] if scale else scores
     weights = record["attn_weights"] if scale else unscaled_weights
     both = [(f"softmax(ω / √{d_k})", record["attn_weights"], scale), ("softmax(ω), unscaled", unscaled_weights, not scale)]

@@ -83,6 +83,9 @@ def projection_trace(x: torch.Tensor, which: str, d_out: int, seed: int, device:
         module = build_seeded(SelfAttention_v2, seed, x.shape[-1], d_out)
     record, used, note = _trace_on(module, x, device)
     record["W_query"], record["W_key"] = _weights(module)
+    # The softmax screen sets the unscaled weights beside the scaled ones: computed once with the trace,
+    # not on every slider move (at 1,024 tokens a new (T, T) softmax and its fingerprint each rerun).
+    record["unscaled_weights"] = stages.softmax(record["attn_scores"])  # (T, T)
     return record, used, note
 
 
