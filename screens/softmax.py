@@ -116,8 +116,8 @@ def screen():
                 f"dim=-1)`, changes how sharp the weights are and never their order. τ > 1 shrinks the gaps between "
                 f"scores, so the weights drift toward the even split 1/{scores.shape[-1]}; τ < 1 widens them toward a "
                 "one-hot; τ = 1 is the book's scaled softmax. √d_k is itself a temperature, fixed by the key size so "
-                "that q · k keeps a variance near 1 whatever d_k is: softmax(ω / √d_k) is softmax at τ = √d_k on the "
-                "raw scores. Chapter 5 turns the same knob on the logits when it samples the next token.")
+                "that the scaled scores q · k / √d_k keep a variance near 1 whatever d_k is: softmax(ω / √d_k) is "
+                "softmax at τ = √d_k on the raw scores. Chapter 5 turns the same knob on the logits when it samples the next token.")
 
     st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
     precedence = pitfalls.precedence(scores[q], d_k)  # the bug from the notes, computed next to the fix
