@@ -92,6 +92,8 @@ def test_a_job_runs_at_nice_19_on_one_torch_thread(pools):
     job = pool.submit(key_of(LONG), "repeat", dict(LONG))
     wait_for(lambda: job.step > 0)  # torch is imported and training runs
     assert os.getpriority(os.PRIO_PROCESS, job.process.pid) == 19
+    if hasattr(os, "sched_getscheduler"):
+        assert os.sched_getscheduler(job.process.pid) == os.SCHED_IDLE  # behind every session, not beside it
     threads = int(next(line.split()[1] for line in open(f"/proc/{job.process.pid}/status")
                        if line.startswith("Threads:")))
     assert threads <= 2  # the interpreter's own thread (and at most one helper); torch adds no pool at 1 thread
