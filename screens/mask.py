@@ -30,15 +30,7 @@ def screen():
     with middle:
         k = ui.key_picker(settings)
     with right:
-        ui.clamp("context_length", low=T, high=MAX_TOKENS,
-                 fallback_note=f"context_length {{old}} is shorter than the {T} tokens (the module would fail "
-                               f"on a {T} × {T} score matrix); using {{new}}.")
-        if T < MAX_TOKENS:
-            context_length = ui.control(st.slider, "context_length (size of the mask buffer)", "context_length",
-                                        min_value=T, max_value=MAX_TOKENS)
-        else:
-            context_length = MAX_TOKENS
-            st.caption(f"context_length = {MAX_TOKENS}: already the largest supported, equal to the number of tokens.")
+        context_length = ui.context_length_picker(T)
 
     record, used, device_note = ui.causal(settings, "mask", context_length)
     if not ui.predict_first("mask", settings, record=record, q=q, k=k):

@@ -5,7 +5,7 @@ import streamlit as st
 import torch
 
 from attention_core.book import stages
-from attention_core.drawing import charts, numbers
+from attention_core.drawing import numbers
 from attention_core.lessons import agreement, claims, experiments, initialisation, pitfalls
 import ui
 from attention_core.drawing.numbers import short
@@ -140,17 +140,7 @@ def screen():
                 f"{tokens} keys per query, {CURVE_SAMPLES} queries per d_k (more on the “Why √d_k” screen). "
                 f"Uniform attention has largest weight 1/{tokens} = {1 / tokens:.4f} and entropy ln {tokens} = "
                 f"{math.log(tokens):.4f}; a one-hot has 1 and 0.")
-    picked = curve[curve["d_k"] == chosen].set_index("scores")
-    st.markdown(f"At **d_k = {chosen}**:")
-    for column, (label, metric) in zip(st.columns(4), [(s, m) for m in ("largest weight", "entropy (nats)")
-                                                       for s in ("ω / √d_k", "ω (unscaled)")]):
-        column.metric(f"{metric.split(' (')[0]}, {label}", f"{picked.loc[label, metric]:.4f}")
-    for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
-        with column:
-            ui.cached_chart(("sharpness", metric, chosen, tokens, settings.seed),
-                            lambda metric=metric: charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k",
-                                                                    log_x=True, mark_x=chosen),
-                            f"{metric} vs d_k", lambda: curve, width="stretch")
+    ui.sharpness_against_d_k(curve, chosen, key=(tokens, settings.seed))
     ui.explain(
         "Each entry of q · k adds one product of two unit-variance numbers, so the score's variance grows like d_k "
         "and its typical size like √d_k. Unscaled, a large d_k hands softmax scores dozens of units apart: it "

@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 from attention_core.drawing.training_charts import probe_labels
-from attention_core.models import head_scores, toy_tasks
+from attention_core.models import head_scores
 from attention_core.models.head_scores import MEANINGS, SCORE_NAMES
 from attention_core.models.toy_tasks import TASKS, to_text
 from attention_core.models.training import AttentionOnlyTransformer
@@ -53,7 +53,7 @@ def trained_view():
         weights = run.snapshots[step].float()
     labels = probe_labels(spec.symbols, ids)
     if task == "repeat":
-        _show_repeat(ids)
+        ui.show_repeated_probe(ids, spec.symbols)
     st.subheader(f"Every head on the probe {'(final model)' if typed else f'at step {step:,}'}")
     ui.head_grid(weights, labels, f"every head of the {task} model")
     st.caption("Rows: layers; columns: heads. Each map: query (row) → key (column), darker = more weight.")
@@ -87,24 +87,6 @@ def trained_view():
              delta=f"{(now - ablated_all) * 100:+.1f} points", delta_color="normal")
     st.caption("Switching a head off zeroes its columns of `out_proj`: the model then runs as if that head's "
                "context vectors were all zero. Accuracy is on a fresh batch of 256 sequences.")
-
-
-def _show_repeat(ids) -> None:
-    """The probe with its repeated segment highlighted: where an induction head has work to do."""
-    found = toy_tasks.repeated_segment(ids)
-    text = [spec.symbols[int(t)] for t in ids]
-    if found is None:
-        st.caption("This probe repeats no token, so an induction head has nothing to copy.")
-        return
-    first, second, length = found
-    cuts = [0, first, first + length, second, second + length, len(text)]  # plain, copy, plain, copy, plain
-    parts = [ui.md_escape("".join(text[a:b])) for a, b in zip(cuts, cuts[1:])]
-    line = "".join(f":orange-background[**{part}**]" if i % 2 else part for i, part in enumerate(parts))
-    st.markdown(f"Probe: {line}")
-    st.caption(f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length} "
-               f"({length} tokens). From token {second + 1}, the copy's first, each next token can be copied: an "
-               f"induction head's row there puts its weight on the key just after the earlier copy of the current "
-               f"token, a stripe {second - first - 1} keys left of the diagonal.")
 
 
 LR_OPTIONS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]

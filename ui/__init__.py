@@ -8,12 +8,13 @@ from attention_core.drawing.text import dot_product_latex, md_escape, short
 from ui.cache import (causal, dropout_convergence, efficiency_backends, efficiency_measure, exercise_3_1, heads,
                       mha_agreement, projection, saturation, why_scaling_histogram, why_scaling_sweep)
 from ui.checks import agreement, checked, pitfall, pitfalls_toggle
-from ui.controls import heads_picker, key_picker, query_picker
+from ui.controls import context_length_picker, heads_picker, key_picker, query_picker
 from ui.display import device_badge, explain, table, table_height
 from ui.draw.code import show_code
 from ui.draw.dropout_view import show_dropout_rows, show_where_dropped
 from ui.draw.export import new_run, png_bytes
 from ui.draw.heatmaps import show_matrix, show_row, zoom_view
+from ui.draw.sharpness import sharpness_against_d_k
 from ui.draw.training import curves, head_grid
 from ui.draw.vega import cached_chart, chart, draw_image, font_scale
 from ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
@@ -27,18 +28,18 @@ from ui.state import clamp, control, fragment, init_state, note, set_value, sync
 from ui.teach.quiz import exercises, predict_first
 from ui.teach.readers import reader_questions
 from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, job_progress,
-                               look_closer_pickers, probe_ids, probe_weights, trained_heads, trained_model,
+                               look_closer_pickers, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
                                trained_run, training_job, training_step_options)
 from ui.weights_source import heads_weights
 
 __all__ = [
-    "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "heads_picker",
-    "key_picker", "query_picker", "device_badge", "show_code", "show_matrix", "show_row", "table", "table_height",
+    "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "context_length_picker", "heads_picker",
+    "key_picker", "query_picker", "device_badge", "sharpness_against_d_k", "show_code", "show_matrix", "show_row", "table", "table_height",
     "show_dropout_rows", "show_where_dropped",
     "zoom_view", "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "heads_weights", "reader_questions",
-    "curves", "head_grid", "look_closer_pickers", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
+    "curves", "head_grid", "look_closer_pickers", "show_repeated_probe", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",

@@ -70,3 +70,4 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _arrow_table(key: tuple, _build) -> pa.Table:
     return pa.Table.from_pandas(_build(), preserve_index=True)
+

@@ -16,7 +16,8 @@ from attention_core.models import head_scores, training
 from attention_core.lessons.presets import PUBLIC_TRAIN_LAYER_STEPS
 from ui import jobs
 from ui.public import public_mode
-from attention_core.models.toy_tasks import TASKS, from_text
+from attention_core.models.toy_tasks import TASKS, from_text, repeated_segment
+from attention_core.drawing.text import md_escape
 from ui.draw.training import curves
 from ui.state import KEEP, clamp, control, note, set_value, value
 
@@ -186,3 +187,21 @@ def look_closer_pickers(task: str, layers: int, heads: int) -> tuple[int, int]:
     layer = control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, layers + 1))) \
         if layers > 1 else 1
     return layer, control(right.select_slider, "head", "head", options=list(range(1, heads + 1)))
+
+
+def show_repeated_probe(ids, symbols: str) -> None:
+    """The probe with its repeated segment highlighted: where an induction head has work to do."""
+    found = repeated_segment(ids)
+    text = [symbols[int(t)] for t in ids]
+    if found is None:
+        st.caption("This probe repeats no token, so an induction head has nothing to copy.")
+        return
+    first, second, length = found
+    cuts = [0, first, first + length, second, second + length, len(text)]  # plain, copy, plain, copy, plain
+    parts = [md_escape("".join(text[a:b])) for a, b in zip(cuts, cuts[1:])]
+    line = "".join(f":orange-background[**{part}**]" if i % 2 else part for i, part in enumerate(parts))
+    st.markdown(f"Probe: {line}")
+    st.caption(f"Tokens {first + 1}–{first + length} come back as tokens {second + 1}–{second + length} "
+               f"({length} tokens). From token {second + 1}, the copy's first, each next token can be copied: an "
+               f"induction head's row there puts its weight on the key just after the earlier copy of the current "
+               f"token, a stripe {second - first - 1} keys left of the diagonal.")
