@@ -111,22 +111,9 @@ def screen():
             st.markdown(f"**MultiHeadAttention**: one {d_in}→{d_out} projection each for Q, K, V, cut into {num_heads} "
                         f"{plural} of head_dim {head_dim}, merged back and mixed by `out_proj`: {d_out} columns.")
             ui.table(mha["context_vec"], "context_vecs (MultiHeadAttention)", settings.labels)
-        head = wrapper["heads"][0]
-        shape = lambda t: str(tuple(t.shape))  # noqa: E731
-        rows = [
-            ("inputs (batch)", f"(1, {T}, {d_in})", f"(1, {T}, {d_in})"),
-            ("queries = W_query(x)", shape(head["queries"]) + " per head", f"(1, {T}, {d_out})"),
-            ("queries after view", "—", f"(1, {T}, {num_heads}, {head_dim})"),
-            ("queries after transpose(1, 2)", "—", shape(mha["queries"])),
-            ("keys, values", shape(head["keys"]) + " per head", shape(mha["keys"])),
-            ("attn_scores, attn_weights", shape(head["attn_weights"]) + " per head", shape(mha["attn_weights"])),
-            ("context of each head", shape(head["context_vec"]) + " per head", shape(mha["heads_context"])),
-            ("heads joined", shape(wrapper["context_vec"]) + " (torch.cat)", shape(mha["merged"]) + " (merge_heads)"),
-            ("out_proj", "—", shape(mha["context_vec"])),
-            ("output context_vecs", shape(wrapper["context_vec"]), shape(mha["context_vec"])),
-        ]
         # st.table, not st.dataframe: a static table wraps its text, so no shape is cut off at a column's edge.
-        st.table(pd.DataFrame(rows, columns=["tensor", "MultiHeadAttentionWrapper", "MultiHeadAttention"]),
+        st.table(pd.DataFrame(traces.shape_rows(h, T, d_in, num_heads),
+                              columns=["tensor", "MultiHeadAttentionWrapper", "MultiHeadAttention"]),
                  hide_index=True, width="content")
     if h is not None:
         st.caption("MultiHeadAttention's per-head tensors (tables show head 1; the shapes carry the head axis):")

@@ -147,6 +147,25 @@ def heads_trace(x: torch.Tensor, d_out: int, num_heads: int, seed: int, context_
     }
 
 
+def shape_rows(h: dict, T: int, d_in: int, num_heads: int) -> list[tuple[str, str, str]]:
+    """(tensor, its shape in the wrapper, in MultiHeadAttention) at each step, read off heads_trace's tensors."""
+    mha, wrapper, head = h["mha"], h["wrapper"], h["wrapper"]["heads"][0]
+    shape = lambda t: str(tuple(t.shape))  # noqa: E731
+    d_out, head_dim = mha["merged"].shape[-1], mha["queries"].shape[-1]
+    return [
+        ("inputs (batch)", f"(1, {T}, {d_in})", f"(1, {T}, {d_in})"),
+        ("queries = W_query(x)", shape(head["queries"]) + " per head", f"(1, {T}, {d_out})"),
+        ("queries after view", "—", f"(1, {T}, {num_heads}, {head_dim})"),
+        ("queries after transpose(1, 2)", "—", shape(mha["queries"])),
+        ("keys, values", shape(head["keys"]) + " per head", shape(mha["keys"])),
+        ("attn_scores, attn_weights", shape(head["attn_weights"]) + " per head", shape(mha["attn_weights"])),
+        ("context of each head", shape(head["context_vec"]) + " per head", shape(mha["heads_context"])),
+        ("heads joined", shape(wrapper["context_vec"]) + " (torch.cat)", shape(mha["merged"]) + " (merge_heads)"),
+        ("out_proj", "—", shape(mha["context_vec"])),
+        ("output context_vecs", shape(wrapper["context_vec"]), shape(mha["context_vec"])),
+    ]
+
+
 # The heads screen computes at most GPT-2 small's 12 heads x 1024 x 1024 weights per tensor, and a wrapper of
 # 12 heads at the largest sizes: beyond, a visitor's sliders would ask for gigabytes.
 MAX_HEAD_CELLS = 12 * MAX_TOKENS**2
