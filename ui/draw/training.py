@@ -2,7 +2,7 @@
 import streamlit as st
 
 from attention_core.drawing import training_charts
-from ui.draw.vega import cached_chart, draw_spec, font_scale
+from ui.draw.vega import cached_chart, chart, draw_spec, font_scale
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -27,7 +27,6 @@ def curves(history: dict, name: str, step: int | None = None, title: str = "", e
         return training_charts.training_curves(training_charts.history_frame(history, every), step, title)
     table = lambda: training_charts.history_frame(history, every)  # noqa: E731 (CSV on click only)
     if key is None:
-        from ui.draw.vega import chart
         chart(build(), name, table, width="content")
     else:
         cached_chart(key, build, name, table, width="content")
