@@ -26,46 +26,20 @@ weights = record["attn_weights"]  # (T, T)
 
 @ui.fragment
 def selected_query():
-    """Everything that follows the query and key: moving them reruns only this part."""
-    left, right = st.columns(2)
-    with left:
-        q = ui.query_picker(settings)
-    with right:
-        k = ui.key_picker(settings)
+    """The map and what follows the query and key: the view moves them in the browser, Enter commits them."""
+    q, k = ui.committed(len(settings.tokens))
     if not ui.predict_first("scores", settings, scores=scores, q=q, proj=proj):
         st.stop()
-
-    query_name = settings.labels[q]
-
-    left, right = st.columns([3, 2])
-    with left:
-        ui.show_matrix(scores, settings, "scores", "attention scores ω", selected_row=q, selected_cell=(q, k),
-                       zoom=True, clickable=True)
-    with right:
-        ui.show_row(scores, settings, "scores of the selected query", "scores", highlight=k, row=q)
-
-    st.subheader("One cell, by hand")
-    if proj == "none":
-        x = record["queries"]
-        st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"x^{{({q + 1})}}", rf"x^{{({k + 1})}}", x[q], x[k]))
-    else:
-        st.latex(ui.dot_product_latex(rf"\omega_{{{q + 1},{k + 1}}}", rf"q^{{({q + 1})}}", rf"k^{{({k + 1})}}",
-                                      record["queries"][q], record["keys"][k]))
-        st.caption(f"q⁽{q + 1}⁾ = x⁽{q + 1}⁾ W_q and k⁽{k + 1}⁾ = x⁽{k + 1}⁾ W_k, with the weights named at the top.")
-
-    st.subheader(f"The context vector of {ui.md_escape(query_name)}")
-    scaled = "softmax(ω / √d_k)" if proj == "v1" else "softmax(ω)"
+    by = "x" if proj == "none" else "v"
     st.markdown(
-        f"Normalise the query's scores with {scaled} to get attention **weights** α (next screen), then "
-        f"blend the {'value vectors' if proj == 'v1' else 'inputs'} with them: **z = Σᵢ αᵢ · "
-        f"{'v' if proj == 'v1' else 'x'}⁽ⁱ⁾**. The context vector is an enriched version of the query token."
-    )
-    ui.show_row(weights, settings, "weights α of the selected query", "weights", highlight=k, row=q)
-    st.latex(rf"z^{{({q + 1})}} = " + " + ".join(
-        rf"{float(a):.4f}\, {'v' if proj == 'v1' else 'x'}^{{({i + 1})}}" for i, a in enumerate(weights[q][:6]))
-        + (r" + \dots" if weights.shape[1] > 6 else "")
-        + r" = [" + r",\ ".join(ui.short(float(v)) for v in record["context_vec"][q][:6])
-        + (r",\ \dots" if record["context_vec"].shape[1] > 6 else "") + "]")
+        f"Pick a query and a key with the sliders, the arrow keys, or a click on a cell: the view shows the "
+        f"query's scores, the cell **worked by hand**, then the query's weights α (softmax of its scores, next "
+        f"screen) and its **context vector** z = Σᵢ αᵢ · {by}⁽ⁱ⁾, an enriched version of the query token."
+        + (" Here q⁽ⁱ⁾ = x⁽ⁱ⁾ W_q and k⁽ʲ⁾ = x⁽ʲ⁾ W_k, with the weights named at the top." if proj == "v1" else ""))
+    ui.show_view(scores, settings, "scores", "attention scores ω", view_key="scores_view",
+                 worked=(record["queries"], record["keys"], scores), names=("x", "x") if proj == "none" else ("q", "k"),
+                 also=[("weights α = softmax(" + ("ω / √d_k)" if proj == "v1" else "ω)"), weights, "weights")],
+                 vectors=[("z", record["context_vec"])], row_title="scores ω")
 
 
 selected_query()

@@ -20,6 +20,7 @@ DECIMALS = 4
 CELLS_MAX = 64  # up to this many tokens every cell is drawn; above, an overview image and a zoom window
 WINDOW_SIZES = (32, 40, 48, 56, 64)
 ARITHMETIC_MAX = 64  # q and k rows and the scores travel for the worked cell only up to this many tokens
+VECTOR_SHOWN = 8  # a context vector prints its first 8 entries (768 at GPT-2 size would be 3 MB a screen)
 SHADE_MASKED = 255  # shades 0..254 are palette positions; 255 is a masked or missing cell (hatched grey)
 
 
@@ -82,45 +83,71 @@ def _png_base64(rgb: np.ndarray) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute", title: str = "",
-                 query: int = 1, key: int = 1, window: int | None = None, window_key: int | None = None, window_size: int = 32,
-                 q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
-                 parts: tuple = ("matrix", "row", "cell", "arithmetic")) -> dict:
-    """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
-    a window left None starts centred on the selected cell.
-
-    matrix: (T, T) weights or scores; q, k: (T, d) query and key rows and scores: (T, T) q·k, for the
-    worked cell (sent only up to ARITHMETIC_MAX tokens). parts: which of the view's pictures to show (a
-    screen that draws the matrix and the row in two places mounts two views of one payload)."""
-    values = np.asarray(matrix, dtype=np.float64)  # (T, T)
-    rows, cols = values.shape
+def _cells(values: np.ndarray, kind: str, scale: str):
+    """One matrix as the view reads it: ({code, shade} per stored cell, its meta: kind, layout, palette, legend)."""
     masked = _causal(values, kind)
     layout = "lower" if masked.any() else "full"
     t, palette, (low, high), legend = shade_fractions(values, kind, scale, masked)
     shade = np.rint(np.clip(np.nan_to_num(t, nan=0.0), 0, 1) * (SHADE_MASKED - 1)).astype(np.uint8)
     shade[masked | ~np.isfinite(values)] = SHADE_MASKED
     codes = fixed_codes(values)
-    i, j = stored_cells(rows, cols, layout)
+    i, j = stored_cells(*values.shape, layout)
     code_type = np.uint16 if codes.min() >= 0 and codes.max() <= np.iinfo(np.uint16).max else np.int32
-    data = {"cells": pd.DataFrame({"code": codes[i, j].astype(code_type), "shade": shade[i, j]})}
+    frame = pd.DataFrame({"code": codes[i, j].astype(code_type), "shade": shade[i, j]})
+    meta = {"rows": values.shape[0], "cols": values.shape[1], "kind": kind, "layout": layout, "decimals": DECIMALS,
+            "stops": _hex(palette), "legend": legend, "domain": [low, high]}
+    return frame, meta
+
+
+def _codes(values) -> pd.DataFrame:
+    return pd.DataFrame({"code": fixed_codes(values).reshape(-1).astype(np.int32)})
+
+
+def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute", title: str = "",
+                 query: int = 1, key: int = 1, window: int | None = None, window_key: int | None = None, window_size: int = 32,
+                 q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
+                 parts: tuple = ("matrix", "row", "cell", "arithmetic"), row_title: str = "",
+                 also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False) -> dict:
+    """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
+    a window left None starts centred on the selected cell.
+
+    matrix: (T, T) weights or scores; q, k: (T, d) query and key rows and scores: (T, T) q·k, for the
+    worked cell (sent only up to ARITHMETIC_MAX tokens). parts: which of the view's pictures to show (a
+    screen that draws the matrix and the row in two places mounts two views of one payload).
+    row_title: the main row's bars' title. also: (title, (T, T) matrix, kind, scale) tuples whose selected
+    row is drawn as more bars; vectors: (name, (T, d)) tuples whose selected row is printed (a context vector).
+    names: what the worked cell calls the two rows (q and k, or x and x for scores of the inputs).
+    commit: show the button that sends the selection to Python (where the lesson below uses it)."""
+    values = np.asarray(matrix, dtype=np.float64)  # (T, T)
+    rows, cols = values.shape
+    frame, meta = _cells(values, kind, scale)
+    data = {"cells": frame}
     size = min(max(window_size, WINDOW_SIZES[0]), WINDOW_SIZES[-1], rows)
-    meta = {
-        "id": hashlib.sha1(values.tobytes() + repr((kind, scale, query, key, window, window_key, size)).encode()).hexdigest()[:16],
-        "rows": rows, "cols": cols, "kind": kind, "title": title, "layout": layout, "decimals": DECIMALS,
-        "labels": [str(label) for label in labels][:max(rows, cols)], "stops": _hex(palette),
+    # The view keeps its own selection across reruns while this id stays: new numbers for the same tokens
+    # (another d_out, seed or temperature) keep the query the visitor is looking at.
+    selection = repr((rows, cols, kind, query, key, window, window_key, size)).encode()
+    meta |= {
+        "id": hashlib.sha1(selection).hexdigest()[:16], "title": title, "row_title": row_title or title,
+        "labels": [str(label) for label in labels][:max(rows, cols)],
         "masked": ["#%02x%02x%02x" % colour.MASKED_RGB, "#%02x%02x%02x" % colour.MASKED_STRIPE],
-        "legend": legend, "domain": [low, high], "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
+        "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
-        "font_scale": font_scale, "symbol": symbol, "overview": None, "d": 0, "parts": list(parts),
+        "font_scale": font_scale, "symbol": symbol, "names": list(names), "commit": commit, "overview": None, "d": 0, "parts": list(parts),
+        "also": [], "vectors": [],
     }
+    for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
+        data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale)
+        meta["also"].append(extra_meta | {"title": name})
+    for n, (name, vector) in enumerate(vectors):
+        vector = np.asarray(vector, dtype=np.float64)  # (T, d)
+        data[f"vector{n}"] = _codes(vector[:, :VECTOR_SHOWN])  # the view prints only these
+        meta["vectors"].append({"name": name, "d": vector.shape[1], "sent": min(vector.shape[1], VECTOR_SHOWN)})
     if max(rows, cols) > CELLS_MAX:
         image, blocks, _ = matrix_images.overview(values, "share" if scale == "share" else kind)
         meta["overview"] = {"png": _png_base64(image), "blocks": blocks}
     if q is not None and k is not None and scores is not None and max(rows, cols) <= ARITHMETIC_MAX:
         q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)  # (T, d) each
         meta["d"] = q.shape[1]
-        data["q"] = pd.DataFrame({"code": fixed_codes(q).reshape(-1).astype(np.int32)})
-        data["k"] = pd.DataFrame({"code": fixed_codes(k).reshape(-1).astype(np.int32)})
-        data["scores"] = pd.DataFrame({"code": fixed_codes(scores).reshape(-1).astype(np.int32)})
+        data["q"], data["k"], data["scores"] = _codes(q), _codes(k), _codes(scores)
     data["meta"] = meta
     return data

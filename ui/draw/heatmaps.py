@@ -61,7 +61,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
             st.caption(colour.SHARE_WORDS)
         return
     png, blocks, (low, high) = cached_image(("image", key, kind, weight_scale),
-                                            lambda: _overview_png(values, kind, weight_scale))
+                                            lambda: overview_png(values, kind, weight_scale))
     draw_image(png, title, f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks})"
                + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
     if legend:
@@ -140,7 +140,7 @@ def show_row(values, settings: Settings, title: str, kind: str = "weights", high
     draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
 
 
-def _overview_png(values: np.ndarray, kind: str, weight_scale: str):
+def overview_png(values: np.ndarray, kind: str, weight_scale: str):
     """The overview as PNG bytes, encoded once: st.image would encode a 512 x 512 array on every rerun
     (tens of ms each), and the same bytes are stored once by Streamlit's media manager for every session."""
     image, blocks, value_range = matrix_images.overview(values, kind, weight_scale)

@@ -3,7 +3,11 @@
 const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it, never appends again
 const GRID_PX = 480; // the grid's side; a zoom grid is 384 so that it and the 300 px overview share a centred column
 const BARS_MAX = 32;
+// The view's own sliders: [state field, label]; the window ones show only when the map is zoomed.
+const SLIDERS = [["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
+const HELP = "Move the sliders, or focus the map: ↑ ↓ query, ← → key, Shift + arrows move the zoom window, + and − its size. "
+  + "Click a cell to pick it; hover a cell for its value.";
 const el = (tag, cls, parent) => { const e = document.createElement(tag); if (cls) e.className = cls; parent?.appendChild(e); return e; };
 
 function build(parent) {
@@ -13,9 +17,19 @@ function build(parent) {
   const v = { root, title: el("p", "av-title", root) };
   v.help = el("p", "av-help", root);
   v.help.id = "av-help";
-  v.help.textContent = "Keys: ↑ ↓ query, ← → key, Shift + arrows move the zoom window, + and − its size, "
-    + "Enter sends this cell to the lesson. Click a cell to pick it.";
+
   root.setAttribute("aria-describedby", "av-help");
+  v.controls = el("div", "av-controls", root);
+  v.sliders = Object.fromEntries(SLIDERS.map(([name, text]) => {
+    const box = el("label", "av-slider", v.controls);
+    el("span", "av-slider-name", box).textContent = text;
+    const input = el("input", "", box);
+    input.type = "range"; input.min = "1"; input.step = "1"; input.dataset.control = name;
+    return [name, { box, input, out: el("span", "av-slider-value", box) }];
+  }));
+  v.send = el("button", "av-send", v.controls);
+  v.send.type = "button";
+  v.send.textContent = "Use in the lesson ↵";
   const maps = v.maps = el("div", "av-maps", root);
   v.overviewBox = el("div", "av-overview", maps);
   v.overview = el("img", "", v.overviewBox);
@@ -28,17 +42,31 @@ function build(parent) {
   v.readout.setAttribute("aria-live", "polite");
   v.hover = el("p", "av-hover", root);
   v.arith = el("p", "av-arith", root);
-  v.barsTitle = el("p", "av-bars-title", root);
-  v.bars = el("div", "av-bars", root);
-  v.pool = Array.from({ length: BARS_MAX + 1 }, () => {
-    const row = el("div", "av-bar", v.bars);
-    return { row, label: el("span", "av-bar-label", row), fill: el("span", "av-bar-fill", el("span", "av-bar-track", row)), value: el("span", "av-bar-value", row) };
-  });
+  v.rowsBox = el("div", "av-rows", root);
+  v.barSets = [];
+  v.vectors = el("div", "av-vectors", root);
   v.legend = el("p", "av-legend", root);
   v.timings = [];
   root.attentionView = v; // the tests and the benchmark read timings, state and drawn texts here
   listen(v);
   return v;
+}
+
+/** One block of bars (a title and a pool of rows), for the main map or one of the `also` maps. */
+function barSet(v) {
+  const box = el("div", "av-row-set", v.rowsBox);
+  const title = el("p", "av-bars-title", box), bars = el("div", "av-bars", box);
+  const pool = Array.from({ length: BARS_MAX + 1 }, () => {
+    const row = el("div", "av-bar", bars);
+    return { row, label: el("span", "av-bar-label", row), fill: el("span", "av-bar-fill", el("span", "av-bar-track", row)), value: el("span", "av-bar-value", row) };
+  });
+  return { box, title, bars, pool };
+}
+
+/** Codes and shades of one matrix as the browser reads them (Arrow columns) with its meta and colours. */
+function source(meta, table, title) {
+  const colours = shadeColours(meta.stops, "#ccc");
+  return { meta, title, codes: table.getChild("code").toArray(), shades: table.getChild("shade").toArray(), colours };
 }
 
 function hatch(masked) {
@@ -59,6 +87,11 @@ function load(v, data) {
   v.meta = meta;
   v.codes = data.cells.getChild("code").toArray();
   v.shades = data.cells.getChild("shade").toArray();
+  v.sources = [source(meta, data.cells, meta.row_title || meta.title)].concat(
+    (meta.also || []).map((m, n) => source(m, data[`also${n}`], m.title)));
+  while (v.barSets.length < v.sources.length) v.barSets.push(barSet(v));
+  v.barSets.forEach((set, n) => { set.box.hidden = n >= v.sources.length; });
+  v.vectorCodes = (meta.vectors || []).map((m, n) => data[`vector${n}`].getChild("code").toArray());
   v.q = data.q?.getChild("code").toArray();
   v.k = data.k?.getChild("code").toArray();
   v.scores = data.scores?.getChild("code").toArray();
@@ -70,7 +103,14 @@ function load(v, data) {
   v.title.textContent = meta.title;
   const shown = new Set(meta.parts);
   [v.maps, v.legend].forEach((e) => { e.hidden = !shown.has("matrix"); });
-  [v.barsTitle, v.bars].forEach((e) => { e.hidden = !shown.has("row"); });
+  v.rowsBox.hidden = !shown.has("row");
+  v.vectors.hidden = !shown.has("cell");
+  v.controls.hidden = !shown.has("controls") && !shown.has("matrix");
+  for (const [name, { box }] of Object.entries(v.sliders)) {
+    box.hidden = name.startsWith("window") ? !v.zoom : (name === "key" ? meta.cols < 2 : meta.rows < 2);
+  }
+  v.send.hidden = !meta.commit;
+  v.help.textContent = HELP + (meta.commit ? " Enter (or the button) sends this query and key to the lesson below." : "");
   v.readout.hidden = !shown.has("cell");
   v.arith.hidden = !shown.has("arithmetic");
   v.overviewBox.hidden = !v.zoom;
@@ -87,7 +127,9 @@ function valueText(v, i, j) {
   return at < 0 || v.shades[at] === SHADE_MASKED ? "masked" : formatFixed(v.codes[at], v.meta.decimals);
 }
 
-function label(v, i) { return `${i + 1} “${v.meta.labels[i] ?? ""}”`; }
+// The app's labels already start with the position ("2 journey"); bare ones (the test app's "t2") get it here.
+function labelOf(v, i) { const text = v.meta.labels[i] ?? ""; return text.startsWith(`${i + 1} `) ? text : `${i + 1} ${text}`; }
+function label(v, i) { return `“${labelOf(v, i)}”`; }
 
 function draw(v) {
   const { meta, state } = v;
@@ -127,29 +169,55 @@ function draw(v) {
   v.range.hidden = !v.zoom || v.maps.hidden;
   v.readout.textContent = `Query ${label(v, state.query)}, key ${label(v, state.key)}: ${valueText(v, state.query, state.key)}`;
   const total = v.scores && v.scores[state.query * meta.cols + state.key];
-  v.arith.textContent = v.q ? arithmeticText(meta.symbol, v.q, v.k, meta.d, state.query, state.key, total, meta.decimals) : "";
-  drawBars(v);
+  v.arith.textContent = v.q ? arithmeticText(meta.symbol, v.q, v.k, meta.d, state.query, state.key, total, meta.decimals, 8, meta.names) : "";
+  v.barSets.forEach((set, n) => { if (n < v.sources.length) drawBars(v, v.sources[n], set); });
+  v.vectors.replaceChildren(...(v.meta.vectors || []).map((m, n) => {
+    const line = document.createElement("p");
+    line.className = "av-vector";
+    line.textContent = vectorText(m.name, v.vectorCodes[n], m.d, state.query, meta.decimals, m.sent);
+    return line;
+  }));
+  syncSliders(v);
   v.drawn = drawn;
+  window.__attentionViewDrawn = performance.now(); // the app benchmark's end of a redraw (canvas draws change no DOM)
 }
 
-function drawBars(v) {
+/** The sliders show the state (setting .value fires no input event, so no loop). */
+function syncSliders(v) {
   const { meta, state } = v;
+  const sizes = allowedSizes(meta.window_sizes, Math.min(meta.rows, meta.cols));
+  const values = { query: [state.query + 1, meta.rows, labelOf(v, state.query)], key: [state.key + 1, meta.cols, labelOf(v, state.key)],
+    window: [state.window + 1, meta.rows - state.size + 1, String(state.window + 1)],
+    window_key: [state.windowKey + 1, meta.cols - state.size + 1, String(state.windowKey + 1)],
+    window_size: [sizes.indexOf(state.size) + 1, sizes.length, `${state.size} × ${state.size}`] };
+  for (const [name, [value, max, text]] of Object.entries(values)) {
+    const { input, out } = v.sliders[name];
+    input.max = String(Math.max(1, max));
+    input.value = String(value);
+    out.textContent = text;
+  }
+}
+
+/** The selected query's row of one source as bars: every visible key, or the largest BARS_MAX of them. */
+function drawBars(v, src, set) {
+  const { state } = v;
+  const { meta } = src;
   const i = state.query;
   const visible = meta.layout === "lower" ? i + 1 : meta.cols;
-  const codeOf = (j) => v.codes[cellIndex(meta.layout, meta.cols, i, j)];
+  const codeOf = (j) => src.codes[cellIndex(meta.layout, meta.cols, i, j)];
   const keys = rowKeys(codeOf, visible, state.key, BARS_MAX);
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j))));
-  v.barsTitle.textContent = `Query ${label(v, i)}: ${keys.length < visible ? `the ${keys.length} largest of ${visible} keys` : `all ${visible} keys`}`;
-  v.pool.forEach((bar, n) => {
+  set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length < visible ? `the ${keys.length} largest of ${visible} keys` : `all ${visible} keys`}`;
+  set.pool.forEach((bar, n) => {
     const j = keys[n];
     bar.row.hidden = j === undefined;
     if (j === undefined) return;
     const at = cellIndex(meta.layout, meta.cols, i, j);
     bar.row.classList.toggle("av-selected", j === state.key);
-    bar.label.textContent = `${j + 1} ${meta.labels[j] ?? ""}`;
-    bar.fill.style.width = `${(100 * Math.abs(v.codes[at])) / biggest}%`;
-    bar.fill.style.background = v.colours[Math.min(v.shades[at], 254)];
-    bar.value.textContent = formatFixed(v.codes[at], meta.decimals);
+    bar.label.textContent = labelOf(v, j);
+    bar.fill.style.width = `${(100 * Math.abs(src.codes[at])) / biggest}%`;
+    bar.fill.style.background = src.colours[Math.min(src.shades[at], 254)];
+    bar.value.textContent = formatFixed(src.codes[at], meta.decimals);
   });
 }
 
@@ -160,8 +228,10 @@ export default function (component) {
     if (!v) { parentElement.querySelectorAll(".av, .av-error").forEach((old) => old.remove()); v = build(parentElement); VIEWS.set(parentElement, v); }
     v.setStateValue = setStateValue;
     if (!data || typeof data !== "object" || !data.meta || !data.cells) throw new Error("the view received no data from Python");
+    const moved = v.meta && v.state && v.meta.id === data.meta?.id;
     load(v, data);
     draw(v);
+    if (moved) writeUrl(v); // a rerun rewrote the query string from Python's values: put the view's back
   } catch (error) {
     fail(parentElement, error);
   }

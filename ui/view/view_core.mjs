@@ -52,9 +52,14 @@ export function follow(start, size, index, n) {
   return clampWindow(start, size, n);
 }
 
+/** The window sizes a map of n tokens allows. */
+export function allowedSizes(sizes, n) {
+  return sizes.filter((s) => s <= n);
+}
+
 /** The allowed window size one step up (dir 1) or down (-1), never above n tokens. */
 export function nextSize(sizes, size, dir, n) {
-  const allowed = sizes.filter((s) => s <= n);
+  const allowed = allowedSizes(sizes, n);
   if (allowed.length === 0) return n;
   const at = allowed.indexOf(size);
   const from = at < 0 ? 0 : at;
@@ -73,12 +78,12 @@ export function rowKeys(codeOf, visible, selected, limit) {
 }
 
 /** "ω₂,₃ = q₂·k₃ = 0.4300×0.5500 + … = 0.9544" from the codes Python sent; the total is Python's. */
-export function arithmeticText(symbol, qCodes, kCodes, d, i, j, total, decimals, maxTerms = 8) {
+export function arithmeticText(symbol, qCodes, kCodes, d, i, j, total, decimals, maxTerms = 8, names = ["q", "k"]) {
   const factor = (code) => (code < 0 ? `(${formatFixed(code, decimals)})` : formatFixed(code, decimals));
   const term = (m) => `${factor(qCodes[i * d + m])}×${factor(kCodes[j * d + m])}`;
   const shown = d <= maxTerms ? [...Array(d).keys()].map(term)
     : [term(0), term(1), term(2), `… (${d - 4} more terms)`, term(d - 1)];
-  return `${symbol}(${i + 1},${j + 1}) = q${i + 1}·k${j + 1} = ${shown.join(" + ")} = ${formatFixed(total, decimals)}`;
+  return `${symbol}(${i + 1},${j + 1}) = ${names[0]}${i + 1}·${names[1]}${j + 1} = ${shown.join(" + ")} = ${formatFixed(total, decimals)}`;
 }
 
 /** The view's starting state from Python's 1-based initial values, clamped to the map. */
@@ -125,4 +130,27 @@ export function urlWith(href, state, zoom) {
     url.searchParams.set("window_size", String(state.size));
   }
   return url.toString();
+}
+
+/** "z(3) = [0.4419, 0.6515, 0.5683]": the selected query's row of a (T, d) vector of which Python sent the
+ * first `sent` entries of each row (then "… n more"). Indexing and text only. */
+export function vectorText(name, codes, d, i, decimals, sent = d) {
+  const shown = Math.min(d, sent);
+  const parts = [];
+  for (let m = 0; m < shown; m++) parts.push(formatFixed(codes[i * sent + m], decimals));
+  if (d > shown) parts.push(`… ${d - shown} more`);
+  return `${name}(${i + 1}) = [${parts.join(", ")}]`;
+}
+
+/** A slider's value as a state change: the range inputs are 1-based positions, the size one an index into the allowed sizes. */
+export function fromSlider(state, meta, name, value) {
+  const n = Math.max(0, (value | 0) - 1);
+  if (name === "window_size") {
+    const sizes = allowedSizes(meta.window_sizes, Math.min(meta.rows, meta.cols));
+    const size = sizes[Math.min(n, sizes.length - 1)] ?? state.size;
+    return { ...state, size, window: clampWindow(state.window, size, meta.rows), windowKey: clampWindow(state.windowKey, size, meta.cols) };
+  }
+  if (name === "window") return { ...state, window: clampWindow(n, state.size, meta.rows) };
+  if (name === "window_key") return { ...state, windowKey: clampWindow(n, state.size, meta.cols) };
+  return move({ ...state, [name]: n }, meta, name, 0);
 }

@@ -20,20 +20,35 @@ function apply(v, event, name, change) {
   v.state = change(v.state);
   draw(v);
   record(v, event, name, t0);
-  clearTimeout(v.urlTimer);
-  v.urlTimer = setTimeout(() => history.replaceState(history.state, "", urlWith(location.href, v.state, v.zoom)), URL_DELAY_MS);
+  writeUrl(v);
 }
 
 const KEYS = { ArrowUp: ["query", -1, "window"], ArrowDown: ["query", 1, "window"], ArrowLeft: ["key", -1, "window_key"], ArrowRight: ["key", 1, "window_key"], "+": ["window_size", 1], "=": ["window_size", 1], "-": ["window_size", -1] };
 
+/** Python learns the selection (one rerun): Enter or the button, never a plain move. */
+function commit(v) {
+  const s = v.state;
+  v.setStateValue?.("selection", { query: s.query + 1, key: s.key + 1, window: s.window + 1, window_key: s.windowKey + 1, window_size: s.size });
+}
+
+/** The address bar follows the view a moment after a move (and after a rerun, which rewrites the query string). */
+function writeUrl(v) {
+  clearTimeout(v.urlTimer);
+  v.urlTimer = setTimeout(() => history.replaceState(history.state, "", urlWith(location.href, v.state, v.zoom)), URL_DELAY_MS);
+}
+
 function listen(v) {
   const guard = (handler) => (event) => { try { handler(event); } catch (error) { fail(v.root.parentNode, error); } };
+  for (const [name, { input }] of Object.entries(v.sliders)) {
+    input.addEventListener("input", guard((event) => apply(v, event, name, (s) => fromSlider(s, v.meta, name, Number(input.value)))));
+  }
+  v.send.addEventListener("click", guard(() => commit(v)));
   v.root.addEventListener("keydown", guard((event) => {
     if (event.key === "Enter") {
-      const s = v.state;
-      v.setStateValue?.("selection", { query: s.query + 1, key: s.key + 1, window: s.window + 1, window_key: s.windowKey + 1, window_size: s.size });
+      commit(v);
       return;
     }
+    if (event.target !== v.root) return; // a slider or the button handles its own keys
     const entry = KEYS[event.key];
     if (!entry) return;
     event.preventDefault();

@@ -1,0 +1,96 @@
+"""A matrix with its selected query and key, drawn by the browser-side attention view.
+
+The same route as ui.draw.heatmaps (tensor → numbers and colours in attention_core.drawing → one draw
+call), ending in the view instead of Vega: Python sends the numbers once (view_data.view_payload, cached
+per map and per starting selection) and every query, key or zoom move is drawn in the browser with no
+rerun. Python learns the selection when the visitor commits it (Enter or the view's button): the screen's
+own lines below the view follow the committed query and key.
+"""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from attention_core.drawing import charts, colour, view_data
+from ui.byte_cache import one_at_a_time
+from ui.draw.export import download_buttons
+from ui.draw.heatmaps import as_numpy, overview_png
+from ui.draw.vega import fingerprint, font_scale
+from ui.settings import Settings, this_run
+from ui.state import clamp, set_value, value
+from ui.view.view import attention_view
+
+SELECTION = ("query", "key", "window", "window_key", "window_size")
+
+
+def _tokens(count: int) -> str:
+    return f"{count} token" + ("" if count == 1 else "s")
+
+
+def committed(count: int) -> tuple[int, int]:
+    """The query and key (0-based) the lesson follows: the URL's or the last committed, kept inside the map."""
+    picked = []
+    for name, what in (("query", "Query"), ("key", "Key")):
+        picked.append(clamp(name, low=1, high=count,
+                            fallback_note=f"{what} token {{old}} does not exist ({_tokens(count)}); using token {{new}}.") - 1)
+    return picked[0], picked[1]
+
+
+def _commit(view_key: str) -> None:
+    """The view's Enter: its selection becomes the app's query, key and zoom window (and so the URL's)."""
+    selection = st.session_state[view_key].get("selection") or {}
+    for name in SELECTION:
+        if isinstance(selection.get(name), int):
+            set_value(name, selection[name])
+
+
+# At most a few MB each (a 1,024-token map with its overview): a class on one screen shares them.
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _payload(key: tuple, _build) -> dict:
+    return one_at_a_time(_build)
+
+
+def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,
+              worked=None, names=("q", "k"), also=(), vectors=(), row_title: str = "",
+              parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False) -> tuple[int, int]:
+    """Draw `matrix` (T, T) in the view; returns the committed (query, key), 0-based.
+
+    worked: (q, k, scores) with q, k (T, d) and scores (T, T), for the worked arithmetic of the selected
+    cell, whose rows are called `names`. also: (title, matrix, kind) whose selected row is drawn as more bars; vectors: (name, (T, d))
+    printed for the selected query. view_key: one per view on a page. commit: the lesson below uses the
+    returned query and key, so the view offers a button (and Enter) to send them."""
+    values = as_numpy(matrix)
+    count = values.shape[0]
+    query, key = committed(count)
+    scale_name = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
+    extras = tuple((name, as_numpy(m), k, colour.weight_scale(settings.colour, count) if k == "weights" else "absolute")
+                   for name, m, k in also)
+    vecs = tuple((name, as_numpy(v)) for name, v in vectors)
+    worked = None if worked is None else tuple(as_numpy(t) for t in worked)
+    window = (value("window"), value("window_key"), value("window_size"))
+    scale = font_scale()
+    cache_key = (fingerprint(values), tuple(fingerprint(m) for _, m, *_ in extras), tuple(fingerprint(v) for _, v in vecs),
+                 None if worked is None else tuple(fingerprint(t) for t in worked), tuple(settings.labels[:count]),
+                 kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
+                 tuple(name for name, *_ in extras), tuple(name for name, _ in vecs), tuple(names), commit)
+
+    def build():
+        q, k, scores = worked if worked is not None else (None, None, None)
+        return view_data.view_payload(values, settings.labels[:count], kind, scale_name, title, query + 1, key + 1,
+                                      *window, q=q, k=k, scores=scores, font_scale=scale, parts=tuple(parts),
+                                      row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit)
+
+    attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key))
+    if this_run().downloads:
+        _downloads(values, settings, kind, scale_name, title)
+    return query, key
+
+
+def _downloads(values: np.ndarray, settings: Settings, kind: str, weight_scale: str, title: str) -> None:
+    """PNG (and SVG below 64 tokens) of the whole map and its CSV, as under every other chart."""
+    labels = settings.labels[: values.shape[0]]
+    table = lambda: pd.DataFrame(values, index=labels, columns=settings.labels[: values.shape[1]])  # noqa: E731
+    if max(values.shape) <= charts.ALTAIR_MAX:
+        spec = charts.finished(charts.heatmap(values, labels, labels, kind, title, weight_scale=weight_scale), 1.0)
+        download_buttons(title, spec=spec, table=table)
+    else:
+        download_buttons(title, image=overview_png(values, kind, weight_scale)[0], table=table)
