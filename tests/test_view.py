@@ -87,7 +87,7 @@ def test_printed_numbers_and_colours_are_the_tensors(tokens):
 def test_the_overview_is_matrix_images_overview_and_only_large_maps_get_one():
     _, _, _, weights = seeded_map(300)
     payload = view_payload(weights.numpy(), ["x"] * 300, scale="share")
-    png = Image.open(io.BytesIO(base64.b64decode(payload["meta"]["overview"]["png"])))
+    png = Image.open(io.BytesIO(base64.b64decode(payload["meta"]["overview"]["png"][0])))
     image, blocks, _ = matrix_images.overview(weights.double().numpy(), "share")
     assert np.array_equal(np.asarray(png.convert("RGB")), image)
     assert payload["meta"]["overview"]["blocks"] == blocks

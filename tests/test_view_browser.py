@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
-from view_maps import seeded_map  # scripts/, on the path through browser.py
+from view_maps import seeded_map, tempered  # scripts/, on the path through browser.py
 
 APP = Path(__file__).resolve().parents[1] / "scripts" / "view_app.py"
 
@@ -56,14 +56,14 @@ def test_small_map_moves_draw_the_tensor_write_the_url_and_send_nothing(server):
         before = len(sent)
         _press(page, ["ArrowDown", "ArrowDown", "ArrowRight", "ArrowRight", "ArrowLeft"])  # query 4, key 2
         assert len(sent) == before  # the moves never reached the server
-        assert page.locator(".av-readout").inner_text() == f"Query 4 “t4”, key 2 “t2”: {w[3, 1]:.4f}"
+        assert page.locator(".av-readout").inner_text() == f"Query “4 t4”, key “2 t2”: {w[3, 1]:.4f}"
         assert page.locator(".av-arith").inner_text().endswith(f"= {scores[3, 1].item():.4f}")
         values = page.locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts()
         assert values == [f"{w[3, j]:.4f}" for j in range(4)]
         assert {"query": "4", "key": "2"}.items() <= _params(page).items()
         box = page.locator(".av-grid").bounding_box()  # a click on cell (query 6, key 3) picks it
         page.mouse.click(box["x"] + 2.5 / 6 * box["width"], box["y"] + 5.5 / 6 * box["height"])
-        assert page.locator(".av-readout").inner_text() == f"Query 6 “t6”, key 3 “t3”: {w[5, 2]:.4f}"
+        assert page.locator(".av-readout").inner_text() == f"Query “6 t6”, key “3 t3”: {w[5, 2]:.4f}"
         _press(page, ["ArrowUp"])  # back to query 5; then key 2 and query 4 again
         _press(page, ["ArrowLeft", "ArrowUp"])
         assert len(sent) == before
@@ -82,14 +82,14 @@ def test_large_map_zoom_window_moves_in_the_browser_with_exact_values(server):
         _press(page, ["Shift+ArrowDown"] * 3 + ["Shift+ArrowRight", "+", "ArrowDown", "ArrowRight"])
         assert len(sent) == before
         state = _view(page, "state")
-        assert state == {"query": 100, "key": 90, "window": 82, "windowKey": 70, "size": 40}
+        assert state == {"query": 100, "key": 90, "window": 82, "windowKey": 70, "size": 40, "frame": 0}
         assert page.locator(".av-range").inner_text().startswith("Zoom: queries 83–122, keys 71–110")
         assert page.locator(".av-readout").inner_text().endswith(f": {w[100, 90]:.4f}")
         assert {"query": "101", "key": "91", "window": "83", "window_key": "71", "window_size": "40"}.items() \
             <= _params(page).items()
         box = page.locator(".av-grid").bounding_box()  # hover the zoom window's cell (row 5, column 7)
         page.mouse.move(box["x"] + (7.5 / 40) * box["width"], box["y"] + (5.5 / 40) * box["height"])
-        assert page.locator(".av-hover").inner_text().endswith(f"key 78 “t78”: {w[87, 77]:.4f}")
+        assert page.locator(".av-hover").inner_text().endswith(f"key “78 t78”: {w[87, 77]:.4f}")
         shown = [int(t.split()[0]) - 1 for t in page.locator(".av-bar:not([hidden]) .av-bar-label").all_inner_texts()]
         largest = sorted(range(101), key=lambda j: (-round(w[100, j], 4), j))[:32]  # the selected key replaces the 32nd
         assert shown == sorted(largest if 90 in largest else largest[:31] + [90])
@@ -120,3 +120,38 @@ def test_parts_choose_the_pictures_shown(server):
         _open(page, f"{server}/?tokens=6&parts=row")
         assert page.locator(".av-bars").is_visible() and page.locator(".av-readout").is_hidden()
         assert page.locator(".av-grid").is_hidden() and page.locator(".av-arith").is_hidden()
+
+
+def test_the_views_sliders_and_a_stack_of_frames_move_in_the_browser(server):
+    q, _, scores, _ = seeded_map(6)
+    with chromium_page() as page:
+        sent = _open(page, f"{server}/?tokens=6&frames=1")
+        before = len(sent)
+        assert page.locator(".av-slider:not([hidden]) .av-slider-name").all_inner_texts() == \
+            ["Temperature τ", "Query token", "Key token"]
+        frame = page.locator("input[data-control=frame]")
+        frame.focus()
+        page.keyboard.press("ArrowRight")  # τ 1 -> 2
+        hot = tempered(scores, 2.0).double().numpy()
+        assert page.locator(".av-readout").inner_text() == f"Query “1 t1”, key “1 t1”: {hot[0, 0]:.4f}"
+        query = page.locator("input[data-control=query]")
+        query.focus()
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")  # query 1 -> 4
+        page.locator("input[data-control=key]").focus()
+        page.keyboard.press("ArrowRight")
+        assert page.locator(".av-readout").inner_text() == f"Query “4 t4”, key “2 t2”: {hot[3, 1]:.4f}"
+        bars = page.locator(".av-row-set:not([hidden])")
+        assert bars.count() == 2  # the weights' row, then the scores' row
+        assert bars.nth(0).locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts() == \
+            [f"{hot[3, j]:.4f}" for j in range(4)]
+        assert bars.nth(1).locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts() == \
+            [f"{scores[3, j].item():.4f}" for j in range(6)]
+        assert page.locator(".av-vector").inner_text() == "q(4) = [" + ", ".join(f"{v:.4f}" for v in q[3].tolist()) + "]"
+        frame.focus()
+        page.keyboard.press("Home")  # τ = 0.5
+        cold = tempered(scores, 0.5).double().numpy()
+        assert page.locator(".av-readout").inner_text().endswith(f": {cold[3, 1]:.4f}")
+        time.sleep(0.5)
+        assert {"temperature": "0.5", "query": "4", "key": "2"}.items() <= _params(page).items()
+        assert len(sent) == before  # every move above stayed in the browser

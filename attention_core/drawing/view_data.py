@@ -83,19 +83,29 @@ def _png_base64(rgb: np.ndarray) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _cells(values: np.ndarray, kind: str, scale: str):
-    """One matrix as the view reads it: ({code, shade} per stored cell, its meta: kind, layout, palette, legend)."""
-    masked = _causal(values, kind)
-    layout = "lower" if masked.any() else "full"
-    t, palette, (low, high), legend = shade_fractions(values, kind, scale, masked)
-    shade = np.rint(np.clip(np.nan_to_num(t, nan=0.0), 0, 1) * (SHADE_MASKED - 1)).astype(np.uint8)
-    shade[masked | ~np.isfinite(values)] = SHADE_MASKED
-    codes = fixed_codes(values)
-    i, j = stored_cells(*values.shape, layout)
+def _cells(stack: np.ndarray, kind: str, scale: str):
+    """Maps as the view reads them: ({code, shade} per stored cell, frame after frame; the meta: kind, layout,
+    palette, and each frame's legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured
+    on its own range (a share scale's percentiles, a score map's largest |ω|), like a map drawn alone."""
+    stack = stack[None] if stack.ndim == 2 else stack  # (F, T, T)
+    masked = np.stack([_causal(values, kind) for values in stack])  # (F, T, T)
+    layout = "lower" if masked.any(axis=0).any() and masked.all(axis=0).sum() == masked.any(axis=0).sum() else "full"
+    i, j = stored_cells(*stack.shape[1:], layout)
+    codes, shades, legends, domains = [], [], [], []
+    for values, hidden in zip(stack, masked):
+        t, palette, (low, high), legend = shade_fractions(values, kind, scale, hidden)
+        shade = np.rint(np.clip(np.nan_to_num(t, nan=0.0), 0, 1) * (SHADE_MASKED - 1)).astype(np.uint8)
+        shade[hidden | ~np.isfinite(values)] = SHADE_MASKED
+        codes.append(fixed_codes(values)[i, j])
+        shades.append(shade[i, j])
+        legends.append(legend)
+        domains.append([low, high])
+    codes = np.concatenate(codes)
     code_type = np.uint16 if codes.min() >= 0 and codes.max() <= np.iinfo(np.uint16).max else np.int32
-    frame = pd.DataFrame({"code": codes[i, j].astype(code_type), "shade": shade[i, j]})
-    meta = {"rows": values.shape[0], "cols": values.shape[1], "kind": kind, "layout": layout, "decimals": DECIMALS,
-            "stops": _hex(palette), "legend": legend, "domain": [low, high]}
+    frame = pd.DataFrame({"code": codes.astype(code_type), "shade": np.concatenate(shades)})
+    meta = {"rows": stack.shape[1], "cols": stack.shape[2], "kind": kind, "layout": layout, "decimals": DECIMALS,
+            "stops": _hex(palette), "legend": legends[0], "domain": domains[0], "legends": legends,
+            "framed": stack.shape[0] > 1}
     return frame, meta
 
 
@@ -107,7 +117,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
                  query: int = 1, key: int = 1, window: int | None = None, window_key: int | None = None, window_size: int = 32,
                  q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
                  parts: tuple = ("matrix", "row", "cell", "arithmetic"), row_title: str = "",
-                 also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False) -> dict:
+                 also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False,
+                 frames: dict | None = None) -> dict:
     """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
     a window left None starts centred on the selected cell.
 
@@ -117,15 +128,20 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     row_title: the main row's bars' title. also: (title, (T, T) matrix, kind, scale) tuples whose selected
     row is drawn as more bars; vectors: (name, (T, d)) tuples whose selected row is printed (a context vector).
     names: what the worked cell calls the two rows (q and k, or x and x for scores of the inputs).
-    commit: show the button that sends the selection to Python (where the lesson below uses it)."""
-    values = np.asarray(matrix, dtype=np.float64)  # (T, T)
-    rows, cols = values.shape
+    commit: show the button that sends the selection to Python (where the lesson below uses it).
+    frames: matrix is a stack (F, T, T), one map per value of a control the browser scrubs (a temperature, a
+    head, a training step): {"name": the slider's label, "param": its URL parameter, "values": the URL
+    values, "labels": the slider's texts, "initial": the starting index}. An `also` map or a vector may be a
+    stack of the same F, or one map for every frame."""
+    values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
+    rows, cols = values.shape[-2:]
     frame, meta = _cells(values, kind, scale)
     data = {"cells": frame}
     size = min(max(window_size, WINDOW_SIZES[0]), WINDOW_SIZES[-1], rows)
     # The view keeps its own selection across reruns while this id stays: new numbers for the same tokens
     # (another d_out, seed or temperature) keep the query the visitor is looking at.
-    selection = repr((rows, cols, kind, query, key, window, window_key, size)).encode()
+    start = None if frames is None else (frames["param"], len(frames["values"]), frames["initial"])
+    selection = repr((rows, cols, kind, query, key, window, window_key, size, start)).encode()
     meta |= {
         "id": hashlib.sha1(selection).hexdigest()[:16], "title": title, "row_title": row_title or title,
         "labels": [str(label) for label in labels][:max(rows, cols)],
@@ -133,18 +149,22 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
         "font_scale": font_scale, "symbol": symbol, "names": list(names), "commit": commit, "overview": None, "d": 0, "parts": list(parts),
-        "also": [], "vectors": [],
+        "also": [], "vectors": [], "frames": frames,
     }
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
         data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale)
         meta["also"].append(extra_meta | {"title": name})
     for n, (name, vector) in enumerate(vectors):
-        vector = np.asarray(vector, dtype=np.float64)  # (T, d)
-        data[f"vector{n}"] = _codes(vector[:, :VECTOR_SHOWN])  # the view prints only these
-        meta["vectors"].append({"name": name, "d": vector.shape[1], "sent": min(vector.shape[1], VECTOR_SHOWN)})
+        vector = np.asarray(vector, dtype=np.float64)  # (T, d), or (F, T, d)
+        data[f"vector{n}"] = _codes(vector[..., :VECTOR_SHOWN])  # the view prints only these
+        meta["vectors"].append({"name": name, "d": vector.shape[-1], "sent": min(vector.shape[-1], VECTOR_SHOWN),
+                                "framed": vector.ndim == 3})
     if max(rows, cols) > CELLS_MAX:
-        image, blocks, _ = matrix_images.overview(values, "share" if scale == "share" else kind)
-        meta["overview"] = {"png": _png_base64(image), "blocks": blocks}
+        pngs = []
+        for one in values.reshape(-1, rows, cols):
+            image, blocks, _ = matrix_images.overview(one, "share" if scale == "share" else kind)
+            pngs.append(_png_base64(image))
+        meta["overview"] = {"png": pngs, "blocks": blocks}
     if q is not None and k is not None and scores is not None and max(rows, cols) <= ARITHMETIC_MAX:
         q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)  # (T, d) each
         meta["d"] = q.shape[1]

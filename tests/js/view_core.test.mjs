@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  arithmeticText, cellIndex, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  allowedSizes, arithmeticText, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
   shadeColours, urlWith,
 } from "../../ui/view/view_core.mjs";
 
@@ -59,11 +59,11 @@ const meta = { rows: 100, cols: 100, cells_max: 64, window_sizes: [32, 40, 48, 5
   initial: { query: 2, key: 1, window: 90, window_key: 1, window_size: 40 } };
 
 test("initialState turns 1-based URL values into clamped 0-based ones", () => {
-  assert.deepEqual(initialState(meta), { query: 1, key: 0, size: 40, window: 60, windowKey: 0 });
+  assert.deepEqual(initialState(meta), { query: 1, key: 0, size: 40, frame: 0, window: 60, windowKey: 0 });
   const centred = { ...meta, initial: { ...meta.initial, query: 80, key: 90, window: null, window_key: null } };
-  assert.deepEqual(initialState(centred), { query: 79, key: 89, size: 40, window: 59, windowKey: 60 });
+  assert.deepEqual(initialState(centred), { query: 79, key: 89, size: 40, frame: 0, window: 59, windowKey: 60 });
   const small = { ...meta, rows: 6, cols: 6, initial: { query: 9, key: 0, window: 1, window_key: 1, window_size: 32 } };
-  assert.deepEqual(initialState(small), { query: 5, key: 0, size: 6, window: 0, windowKey: 0 });
+  assert.deepEqual(initialState(small), { query: 5, key: 0, size: 6, frame: 0, window: 0, windowKey: 0 });
 });
 
 test("move steps one control, clamps it, and pulls the window along with the selection", () => {
@@ -102,4 +102,40 @@ test("urlWith writes 1-based view parameters and keeps the others", () => {
   assert.deepEqual([...small.searchParams], [["preset", "book"], ["query", "3"], ["key", "1"]]);
   const big = new URL(urlWith("http://h/gpt2", state, true));
   assert.deepEqual(Object.fromEntries(big.searchParams), { query: "3", key: "1", window: "10", window_key: "5", window_size: "48" });
+});
+
+const framed = { ...meta, rows: 4, cols: 4, frames: { name: "Temperature τ", param: "temperature", values: [0.5, 1, 2], labels: ["0.5", "1", "2"], initial: 1 } };
+
+test("frames: the start frame, stepping within the stack, and the URL's value of the frame", () => {
+  const s = initialState(framed);
+  assert.equal(s.frame, 1);
+  assert.equal(move(s, framed, "frame", 1).frame, 2);
+  assert.equal(move(move(s, framed, "frame", 1), framed, "frame", 1).frame, 2);
+  assert.equal(move(s, framed, "frame", -5).frame, 0);
+  assert.equal(initialState({ ...framed, frames: { ...framed.frames, initial: 9 } }).frame, 2);
+  const url = new URL(urlWith("http://h/softmax?temperature=1", { ...s, frame: 2 }, false, framed.frames));
+  assert.equal(url.searchParams.get("temperature"), "2");
+});
+
+test("frameCellIndex skips whole frames of the stored layout", () => {
+  assert.equal(frameCellIndex("lower", 4, 4, 0, 3, 3), 9);
+  assert.equal(frameCellIndex("lower", 4, 4, 2, 0, 0), 20); // two frames of 10 stored cells each
+  assert.equal(frameCellIndex("lower", 4, 4, 1, 0, 2), -1);
+  assert.equal(frameCellIndex("full", 3, 3, 1, 1, 2), 14);
+});
+
+test("fromSlider maps the sliders' 1-based values to the state, the size slider through the allowed sizes", () => {
+  const s = initialState(meta);
+  assert.equal(fromSlider(s, meta, "query", 7).query, 6);
+  assert.equal(fromSlider(s, meta, "window", 100).window, 60); // clamped so the window stays inside
+  assert.deepEqual(allowedSizes(meta.window_sizes, 50), [32, 40, 48]);
+  assert.equal(fromSlider(s, meta, "window_size", 5).size, 64);
+  assert.equal(fromSlider(s, framed, "frame", 3).frame, 2);
+  assert.equal(fromSlider(s, framed, "frame", 9).frame, 2);
+});
+
+test("vectorText prints the selected row of the entries Python sent", () => {
+  const codes = [1, 2, 3, 4, 5, 6]; // two rows of three sent entries
+  assert.equal(vectorText("z", codes, 3, 1, 4), "z(2) = [0.0004, 0.0005, 0.0006]");
+  assert.equal(vectorText("z", codes, 768, 0, 4, 3), "z(1) = [0.0001, 0.0002, 0.0003, … 765 more]");
 });

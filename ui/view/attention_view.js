@@ -4,7 +4,7 @@ const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it
 const GRID_PX = 480; // the grid's side; a zoom grid is 384 so that it and the 300 px overview share a centred column
 const BARS_MAX = 32;
 // The view's own sliders: [state field, label]; the window ones show only when the map is zoomed.
-const SLIDERS = [["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
+const SLIDERS = [["frame", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
 const HELP = "Move the sliders, or focus the map: ↑ ↓ query, ← → key, Shift + arrows move the zoom window, + and − its size. "
   + "Click a cell to pick it; hover a cell for its value.";
@@ -22,10 +22,11 @@ function build(parent) {
   v.controls = el("div", "av-controls", root);
   v.sliders = Object.fromEntries(SLIDERS.map(([name, text]) => {
     const box = el("label", "av-slider", v.controls);
-    el("span", "av-slider-name", box).textContent = text;
+    const title = el("span", "av-slider-name", box);
+    title.textContent = text;
     const input = el("input", "", box);
     input.type = "range"; input.min = "1"; input.step = "1"; input.dataset.control = name;
-    return [name, { box, input, out: el("span", "av-slider-value", box) }];
+    return [name, { box, title, input, out: el("span", "av-slider-value", box) }];
   }));
   v.send = el("button", "av-send", v.controls);
   v.send.type = "button";
@@ -69,6 +70,12 @@ function source(meta, table, title) {
   return { meta, title, codes: table.getChild("code").toArray(), shades: table.getChild("shade").toArray(), colours };
 }
 
+/** Where cell (i, j) of a source sits for the frame shown (a source that is one map serves every frame). */
+function at(src, frame, i, j) {
+  const m = src.meta;
+  return frameCellIndex(m.layout, m.rows, m.cols, m.framed ? frame : 0, i, j);
+}
+
 function hatch(masked) {
   // colour.py's _hatch: ((row + col) // 3) % 2 picks the dark or the light grey, here 2 screen pixels a step
   const tile = document.createElement("canvas");
@@ -107,24 +114,33 @@ function load(v, data) {
   v.vectors.hidden = !shown.has("cell");
   v.controls.hidden = !shown.has("controls") && !shown.has("matrix");
   for (const [name, { box }] of Object.entries(v.sliders)) {
-    box.hidden = name.startsWith("window") ? !v.zoom : (name === "key" ? meta.cols < 2 : meta.rows < 2);
+    box.hidden = name === "frame" ? !meta.frames : name.startsWith("window") ? !v.zoom : (name === "key" ? meta.cols < 2 : meta.rows < 2);
   }
+  if (meta.frames) v.sliders.frame.title.textContent = meta.frames.name;
   v.send.hidden = !meta.commit;
   v.help.textContent = HELP + (meta.commit ? " Enter (or the button) sends this query and key to the lesson below." : "");
   v.readout.hidden = !shown.has("cell");
   v.arith.hidden = !shown.has("arithmetic");
   v.overviewBox.hidden = !v.zoom;
-  if (v.zoom && v.overviewSrc !== meta.overview.png) {
-    v.overviewSrc = meta.overview.png;
-    v.overview.src = `data:image/png;base64,${meta.overview.png}`;
+  v.overviewSrc = null;
+}
+
+/** The frame's overview image and legend (both change only with the frame). */
+function drawFrame(v) {
+  const { meta, state } = v;
+  if (v.zoom && v.overviewSrc !== meta.overview.png[state.frame]) {
+    v.overviewSrc = meta.overview.png[state.frame];
+    v.overview.src = `data:image/png;base64,${v.overviewSrc}`;
     v.overview.alt = `Overview of ${meta.title}: ${meta.overview.blocks}`;
   }
-  v.legend.textContent = `Colour: ${meta.legend}; hatched grey = masked.${v.zoom ? ` Overview: ${meta.overview.blocks}.` : ""}`;
+  const masked = v.sources[0].shades.includes(SHADE_MASKED) || meta.layout === "lower";
+  v.legend.textContent = `Colour: ${meta.legends[state.frame] ?? meta.legend}${masked ? "; hatched grey = masked" : ""}.`
+    + (v.zoom ? ` Overview: ${meta.overview.blocks}.` : "");
 }
 
 function valueText(v, i, j) {
-  const at = cellIndex(v.meta.layout, v.meta.cols, i, j);
-  return at < 0 || v.shades[at] === SHADE_MASKED ? "masked" : formatFixed(v.codes[at], v.meta.decimals);
+  const n = at(v.sources[0], v.state.frame, i, j);
+  return n < 0 || v.shades[n] === SHADE_MASKED ? "masked" : formatFixed(v.codes[n], v.meta.decimals);
 }
 
 // The app's labels already start with the position ("2 journey"); bare ones (the test app's "t2") get it here.
@@ -144,12 +160,12 @@ function draw(v) {
   const drawn = [];
   for (let r = 0; r < n && r0 + r < meta.rows; r++) {
     for (let c = 0; c < n && c0 + c < meta.cols; c++) {
-      const at = cellIndex(meta.layout, meta.cols, r0 + r, c0 + c);
-      const shade = at < 0 ? SHADE_MASKED : v.shades[at];
+      const n0 = at(v.sources[0], state.frame, r0 + r, c0 + c);
+      const shade = n0 < 0 ? SHADE_MASKED : v.shades[n0];
       ctx.fillStyle = v.colours[shade];
       ctx.fillRect(c * px, r * px, px, px);
       if (font >= 8 && shade !== SHADE_MASKED) {
-        const text = formatFixed(v.codes[at], meta.decimals);
+        const text = formatFixed(v.codes[n0], meta.decimals);
         ctx.fillStyle = v.ink[shade];
         ctx.fillText(text, c * px + px / 2, r * px + px / 2);
         drawn.push([r0 + r, c0 + c, text]);
@@ -174,9 +190,11 @@ function draw(v) {
   v.vectors.replaceChildren(...(v.meta.vectors || []).map((m, n) => {
     const line = document.createElement("p");
     line.className = "av-vector";
-    line.textContent = vectorText(m.name, v.vectorCodes[n], m.d, state.query, meta.decimals, m.sent);
+    const rowsBefore = m.framed ? state.frame * meta.rows : 0; // a stack of vectors: this frame's rows
+    line.textContent = vectorText(m.name, v.vectorCodes[n], m.d, rowsBefore + state.query, meta.decimals, m.sent);
     return line;
   }));
+  drawFrame(v);
   syncSliders(v);
   v.drawn = drawn;
   window.__attentionViewDrawn = performance.now(); // the app benchmark's end of a redraw (canvas draws change no DOM)
@@ -186,7 +204,8 @@ function draw(v) {
 function syncSliders(v) {
   const { meta, state } = v;
   const sizes = allowedSizes(meta.window_sizes, Math.min(meta.rows, meta.cols));
-  const values = { query: [state.query + 1, meta.rows, labelOf(v, state.query)], key: [state.key + 1, meta.cols, labelOf(v, state.key)],
+  const values = { frame: [state.frame + 1, meta.frames?.values.length ?? 1, meta.frames?.labels[state.frame] ?? ""],
+    query: [state.query + 1, meta.rows, labelOf(v, state.query)], key: [state.key + 1, meta.cols, labelOf(v, state.key)],
     window: [state.window + 1, meta.rows - state.size + 1, String(state.window + 1)],
     window_key: [state.windowKey + 1, meta.cols - state.size + 1, String(state.windowKey + 1)],
     window_size: [sizes.indexOf(state.size) + 1, sizes.length, `${state.size} × ${state.size}`] };
@@ -204,20 +223,20 @@ function drawBars(v, src, set) {
   const { meta } = src;
   const i = state.query;
   const visible = meta.layout === "lower" ? i + 1 : meta.cols;
-  const codeOf = (j) => src.codes[cellIndex(meta.layout, meta.cols, i, j)];
+  const codeOf = (j) => src.codes[at(src, state.frame, i, j)];
   const keys = rowKeys(codeOf, visible, state.key, BARS_MAX);
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j))));
   set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length < visible ? `the ${keys.length} largest of ${visible} keys` : `all ${visible} keys`}`;
-  set.pool.forEach((bar, n) => {
-    const j = keys[n];
+  set.pool.forEach((bar, slot) => {
+    const j = keys[slot];
     bar.row.hidden = j === undefined;
     if (j === undefined) return;
-    const at = cellIndex(meta.layout, meta.cols, i, j);
+    const n = at(src, state.frame, i, j);
     bar.row.classList.toggle("av-selected", j === state.key);
     bar.label.textContent = labelOf(v, j);
-    bar.fill.style.width = `${(100 * Math.abs(src.codes[at])) / biggest}%`;
-    bar.fill.style.background = src.colours[Math.min(src.shades[at], 254)];
-    bar.value.textContent = formatFixed(src.codes[at], meta.decimals);
+    bar.fill.style.width = `${(100 * Math.abs(src.codes[n])) / biggest}%`;
+    bar.fill.style.background = src.colours[Math.min(src.shades[n], 254)];
+    bar.value.textContent = formatFixed(src.codes[n], meta.decimals);
   });
 }
 

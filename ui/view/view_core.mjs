@@ -8,6 +8,13 @@ export function cellIndex(layout, cols, i, j) {
   return i * cols + j;
 }
 
+/** Where cell (i, j) of frame f sits when Python sent F maps of `rows` × `cols` one after another. */
+export function frameCellIndex(layout, rows, cols, frame, i, j) {
+  const at = cellIndex(layout, cols, i, j);
+  if (at < 0) return -1;
+  return frame * (layout === "lower" ? (rows * (rows + 1)) / 2 : rows * cols) + at;
+}
+
 /** The text of a fixed-point code: formatFixed(-312, 4) === "-0.0312". Integer work only, so the text is
  * exactly Python's f"{x:.4f}" for the code Python sent (floats would re-round). */
 export function formatFixed(code, decimals) {
@@ -96,7 +103,8 @@ export function initialState(meta) {
   // The window starts where the URL put it (a shared link shows what its sender saw); without one,
   // centred on the selected cell.
   const start = (v, index, n) => clampWindow(v == null ? index - (size >> 1) : (v | 0) - 1, size, n);
-  return { query, key, size, window: start(init.window, query, meta.rows), windowKey: start(init.window_key, key, meta.cols) };
+  const frame = meta.frames ? Math.max(0, Math.min(meta.frames.values.length - 1, meta.frames.initial | 0)) : 0;
+  return { query, key, size, frame, window: start(init.window, query, meta.rows), windowKey: start(init.window_key, key, meta.cols) };
 }
 
 /** The next state after one control move; the window follows the selected cell. */
@@ -105,6 +113,7 @@ export function move(state, meta, action, by = 1) {
   const step = (v, n) => Math.max(0, Math.min(n - 1, v + by));
   if (action === "query") s.query = step(s.query, meta.rows);
   else if (action === "key") s.key = step(s.key, meta.cols);
+  else if (action === "frame") s.frame = Math.max(0, Math.min((meta.frames?.values.length ?? 1) - 1, s.frame + by));
   else if (action === "window") s.window = clampWindow(s.window + by, s.size, meta.rows);
   else if (action === "window_key") s.windowKey = clampWindow(s.windowKey + by, s.size, meta.cols);
   else if (action === "window_size") {
@@ -120,8 +129,9 @@ export function move(state, meta, action, by = 1) {
 }
 
 /** The address with the view's state in the app's URL parameters (1-based; window ones only with a zoom). */
-export function urlWith(href, state, zoom) {
+export function urlWith(href, state, zoom, frames = null) {
   const url = new URL(href);
+  if (frames) url.searchParams.set(frames.param, String(frames.values[state.frame]));
   url.searchParams.set("query", String(state.query + 1));
   url.searchParams.set("key", String(state.key + 1));
   if (zoom) {
@@ -150,6 +160,7 @@ export function fromSlider(state, meta, name, value) {
     const size = sizes[Math.min(n, sizes.length - 1)] ?? state.size;
     return { ...state, size, window: clampWindow(state.window, size, meta.rows), windowKey: clampWindow(state.windowKey, size, meta.cols) };
   }
+  if (name === "frame") return { ...state, frame: Math.min(n, (meta.frames?.values.length ?? 1) - 1) };
   if (name === "window") return { ...state, window: clampWindow(n, state.size, meta.rows) };
   if (name === "window_key") return { ...state, windowKey: clampWindow(n, state.size, meta.cols) };
   return move({ ...state, [name]: n }, meta, name, 0);

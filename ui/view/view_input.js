@@ -23,18 +23,19 @@ function apply(v, event, name, change) {
   writeUrl(v);
 }
 
-const KEYS = { ArrowUp: ["query", -1, "window"], ArrowDown: ["query", 1, "window"], ArrowLeft: ["key", -1, "window_key"], ArrowRight: ["key", 1, "window_key"], "+": ["window_size", 1], "=": ["window_size", 1], "-": ["window_size", -1] };
+const KEYS = { PageUp: ["frame", -1], PageDown: ["frame", 1], ArrowUp: ["query", -1, "window"], ArrowDown: ["query", 1, "window"], ArrowLeft: ["key", -1, "window_key"], ArrowRight: ["key", 1, "window_key"], "+": ["window_size", 1], "=": ["window_size", 1], "-": ["window_size", -1] };
 
 /** Python learns the selection (one rerun): Enter or the button, never a plain move. */
 function commit(v) {
   const s = v.state;
-  v.setStateValue?.("selection", { query: s.query + 1, key: s.key + 1, window: s.window + 1, window_key: s.windowKey + 1, window_size: s.size });
+  const frame = v.meta.frames ? { [v.meta.frames.param]: v.meta.frames.values[s.frame] } : {};
+  v.setStateValue?.("selection", { query: s.query + 1, key: s.key + 1, window: s.window + 1, window_key: s.windowKey + 1, window_size: s.size, ...frame });
 }
 
 /** The address bar follows the view a moment after a move (and after a rerun, which rewrites the query string). */
 function writeUrl(v) {
   clearTimeout(v.urlTimer);
-  v.urlTimer = setTimeout(() => history.replaceState(history.state, "", urlWith(location.href, v.state, v.zoom)), URL_DELAY_MS);
+  v.urlTimer = setTimeout(() => history.replaceState(history.state, "", urlWith(location.href, v.state, v.zoom, v.meta.frames)), URL_DELAY_MS);
 }
 
 function listen(v) {
