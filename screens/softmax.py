@@ -27,39 +27,30 @@ st.markdown(
 
 @ui.fragment
 def screen():
-    """The controls and all they change: moving one reruns only this part, not the sidebar."""
-    left, middle, right = st.columns([2, 2, 1])
-    with left:
-        q = ui.query_picker(settings)
-    with middle:
-        k = ui.key_picker(settings)
-    with right:
-        scale = ui.control(st.toggle, "Scale by √d_k", "scale")
-
+    """Everything below the title: a commit from a view reruns only this part, not the sidebar."""
     simple, used, device_note = ui.projection(settings, "none", "softmax")
     record, used, device_note = ui.projection(settings, "v1", "softmax")
-    ui.clamp("temperature", options=TEMPERATURES, fallback_note="Temperature {old} is not offered; using {new}.")
-    if not ui.predict_first("softmax", settings, record=record, q=q, temperature=ui.value("temperature")):
+    q, k = ui.committed(len(settings.tokens))
+    scale = bool(ui.value("scale"))
+    temperature = ui.clamp("temperature", options=TEMPERATURES, fallback_note="Temperature {old} is not offered; using {new}.")
+    if not ui.predict_first("softmax", settings, record=record, q=q, temperature=temperature):
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
 
     # --- A: three normalisations of the simplified scores ----------------------------------------------
     st.header("Three ways to normalise (ω = x · x, §3.3.1)")
-    row = simple["attn_scores"][q]  # (T,)
-    all_rows = simple["attn_scores"]  # (T, T): every query's row, so one chart serves all queries
+    all_rows = simple["attn_scores"]  # (T, T): every query's row, so the view scrubs the queries in the browser
     normalised = {"divide by the sum": stages.normalize_by_sum(all_rows),
                   "naive exp / sum": stages.softmax_naive(all_rows), "torch.softmax": stages.softmax(all_rows)}
-    variants = {name: matrix[q] for name, matrix in normalised.items()}  # (T,) each
-    st.markdown(f"Scores of query {q + 1}: `{numbers.listing(row)}`")
-    for column, (name, matrix) in zip(st.columns(3), normalised.items()):
-        with column:
-            in_range = bool(((matrix >= 0) & (matrix <= 1)).all())
-            if torch.isfinite(matrix[q]).all():
-                ui.show_row(matrix, settings, name, "weights" if in_range else "scores", highlight=k, row=q)
-            else:  # nothing to draw: the overflow that section D explains
-                st.markdown(f"**{name}**")
-                st.info("exp() overflowed to inf, and inf / inf is nan: no bars to draw.", icon=":material/warning:")
-            st.metric(f"row sum · {name}", f"{float(variants[name].sum()):.4f}")
+    drawable = {name: m for name, m in normalised.items() if torch.isfinite(m).all()}  # nan has no bar
+    ui.show_view(all_rows, settings, "scores", "one query's scores, three ways to normalise them", view_key="normalise",
+                 parts=("row", "cell"), row_title="scores ω = x · x", commit=True,
+                 also=[(name, m, "weights" if bool(((m >= 0) & (m <= 1)).all()) else "scores") for name, m in drawable.items()])
+    if len(drawable) < len(normalised):  # the overflow that section D explains
+        st.info("naive exp / sum: exp() overflowed to inf, and inf / inf is nan: no bars to draw.", icon=":material/warning:")
+    variants = {name: matrix[q] for name, matrix in normalised.items()}  # (T,) each: the committed query's
+    for column, (name, row) in zip(st.columns(3), variants.items()):
+        column.metric(f"row sum · {name}", f"{float(row.sum()):.4f}", help=f"query {q + 1}, the query the lesson follows")
     ui.table(torch.stack(list(variants.values())), "normalised row", list(variants), settings.labels)
     if bool((variants["divide by the sum"] < 0).any()):
         st.caption("Dividing by the sum gives negative 'weights' here because some scores are negative: "
@@ -68,8 +59,8 @@ def screen():
                 "(exp grows fast), so the best-matching key gets a clearly larger share, and it never goes "
                 "negative. " + ("The naive and the PyTorch softmax agree here; they part ways at large scores (below)."
                                 if torch.isfinite(variants["naive exp / sum"]).all() else
-                                f"The naive softmax already fails here: the largest score of this row, "
-                                f"{numbers.plain(float(row.max()))}, is too large for exp() in float32 (see "
+                                f"The naive softmax already fails here: the largest score of query {q + 1}, "
+                                f"{numbers.plain(float(all_rows[q].max()))}, is too large for exp() in float32 (see "
                                 "“Large scores” below), while torch.softmax is fine."))
 
     # --- B: scaling the trainable scores --------------------------------------------------------------
@@ -78,46 +69,30 @@ def screen():
     st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(settings.input_kind))
                + f" d_k = keys.shape[-1] = d_out = {d_k}.")
     scores = record["attn_scores"]  # (T, T)
-    unscaled_weights = record["unscaled_weights"]  # (T, T): softmax(ω), no √d_k
-    used_scores = record["scaled_scores"] if scale else scores
-    weights = record["attn_weights"] if scale else unscaled_weights
-    both = [(f"softmax(ω / √{d_k})", record["attn_weights"], scale), ("softmax(ω), unscaled", unscaled_weights, not scale)]
-    for column, (title, matrix, picked) in zip(st.columns(2), both):
-        with column:  # one zoom window per screen: the toggled map's
-            ui.show_matrix(matrix, settings, "weights", title, selected_row=q, selected_cell=(q, k), zoom=picked,
-                           clickable=True)
-            ui.show_row(matrix, settings, f"{title}: weights α of the selected query", "weights", highlight=k, row=q)
-    sharp = {title: ui.checked(experiments.sharpness, matrix) for title, matrix, _ in both}
+    both = [(f"softmax(ω / √{d_k})", record["attn_weights"]), ("softmax(ω), unscaled", record["unscaled_weights"])]
+    ui.show_view(torch.stack([m for _, m in both]), settings, "weights", "attention weights α", view_key="scaled",
+                 commit=True, worked=(record["queries"], record["keys"], scores),
+                 frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [1, 0], "initial": 0 if scale else 1,
+                         "labels": [f"yes: {title}" for title, _ in both[:1]] + [f"no: {both[1][0]}"]})
+    sharp = {title: ui.checked(experiments.sharpness, matrix) for title, matrix in both}
     for column, (title, metric) in zip(st.columns(4), [(t, m) for m in ("largest weight", "entropy ÷ uniform")
                                                        for t in sharp]):
         column.metric(f"{metric} · {title}", short(sharp[title][metric]),
                       help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
                            "1 and 0 for a one-hot.")
-
-    cell, shift = softmax_cell_latex(used_scores[q], q, k, float(weights[q, k]), rf"/\sqrt{{{d_k}}}" if scale else "")
+    weights = both[0][1] if scale else both[1][1]
+    cell, shift = softmax_cell_latex(record["scaled_scores" if scale else "attn_scores"][q], q, k, float(weights[q, k]),
+                                     rf"/\sqrt{{{d_k}}}" if scale else "")
+    st.markdown(f"The weight of the query and key the lesson follows ({'scaled' if scale else 'unscaled'}; press "
+                "Enter in the view to follow another):")
     st.latex(cell)
     if shift:
         st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
                    f"({numbers.plain(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
+    show_temperature(record["scaled_scores"], temperature)
     st.markdown("Why not the book's `torch.rand` weights at every size? All-positive inputs and weights make every "
                 "score large and positive, and turn softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
                 "measures it (section 5).")
-
-    st.subheader("Temperature: one more divisor before softmax")
-    temperature = ui.control(st.select_slider, "Temperature τ", "temperature", options=TEMPERATURES,
-                             format_func=lambda t: f"{t:g}")
-    tempered = stages.softmax(stages.scale_scores(scores[q], d_k) / temperature)  # (T,): softmax(ω / (√d_k · τ))
-    ui.show_row(tempered, settings, "weights α of the selected query at temperature τ", "weights", highlight=k)
-    hot = experiments.sharpness(tempered[None])
-    left, right = st.columns(2)
-    left.metric(f"largest weight at τ = {temperature:g}", short(hot["largest weight"]))
-    right.metric(f"entropy ÷ uniform at τ = {temperature:g}", short(hot["entropy ÷ uniform"]))
-    st.markdown(f"Dividing the scores by a temperature τ before softmax, `torch.softmax(attn_scores / (d_k**0.5 * τ), "
-                f"dim=-1)`, changes how sharp the weights are and never their order. τ > 1 shrinks the gaps between "
-                f"scores, so the weights drift toward the even split 1/{scores.shape[-1]}; τ < 1 widens them toward a "
-                "one-hot; τ = 1 is the book's scaled softmax. √d_k is itself a temperature, fixed by the key size so "
-                "that the scaled scores q · k / √d_k keep a variance near 1 whatever d_k is: softmax(ω / √d_k) is "
-                "softmax at τ = √d_k on the raw scores. Chapter 5 turns the same knob on the logits when it samples the next token.")
 
     st.subheader("Pitfall: `d_k*0.5` is not `d_k**0.5`")
     precedence = pitfalls.precedence(scores[q], d_k)  # the bug from the notes, computed next to the fix
@@ -184,6 +159,25 @@ def screen():
                    "torch.softmax(attn_scores, dim=-1)",
                    f"Each key's column sums to 1, so the rows a query mixes with sum to {numbers.listing(wrong_dim['wrong_row_sums'])}.",
                    f"Each query's row sums to {numbers.listing(wrong_dim['right_row_sums'])}.")
+
+
+def show_temperature(scaled_scores: torch.Tensor, temperature: float) -> None:
+    """softmax(ω / (√d_k · τ)) for every τ at once (a batch of five maps the browser scrubs)."""
+    st.subheader("Temperature: one more divisor before softmax")
+    taus = torch.tensor(TEMPERATURES, dtype=scaled_scores.dtype)
+    tempered = stages.softmax(scaled_scores[None] / taus[:, None, None])  # (τ, T, T): softmax(ω / (√d_k · τ))
+    ui.show_view(tempered, settings, "weights", "weights α at temperature τ", view_key="temperature",
+                 parts=("row", "cell"), commit=True,
+                 vectors=[("sharpness", experiments.row_sharpness(tempered), ("largest weight", "entropy ÷ uniform"))],
+                 frames={"name": "Temperature τ", "param": "temperature", "values": TEMPERATURES,
+                         "labels": [f"{t:g}" for t in TEMPERATURES], "initial": TEMPERATURES.index(temperature)})
+    tokens = scaled_scores.shape[-1]
+    st.markdown(f"Dividing the scores by a temperature τ before softmax, `torch.softmax(attn_scores / (d_k**0.5 * τ), "
+                f"dim=-1)`, changes how sharp the weights are and never their order. τ > 1 shrinks the gaps between "
+                f"scores, so the weights drift toward the even split 1/{tokens}; τ < 1 widens them toward a "
+                "one-hot; τ = 1 is the book's scaled softmax. √d_k is itself a temperature, fixed by the key size so "
+                "that the scaled scores q · k / √d_k keep a variance near 1 whatever d_k is: softmax(ω / √d_k) is "
+                "softmax at τ = √d_k on the raw scores. Chapter 5 turns the same knob on the logits when it samples the next token.")
 
 
 screen()

@@ -126,7 +126,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     worked cell (sent only up to ARITHMETIC_MAX tokens). parts: which of the view's pictures to show (a
     screen that draws the matrix and the row in two places mounts two views of one payload).
     row_title: the main row's bars' title. also: (title, (T, T) matrix, kind, scale) tuples whose selected
-    row is drawn as more bars; vectors: (name, (T, d)) tuples whose selected row is printed (a context vector).
+    row is drawn as more bars; vectors: (name, (T, d)) tuples whose selected row is printed (a context vector),
+    or (name, (T, d), d field names) to print each entry under its name.
     names: what the worked cell calls the two rows (q and k, or x and x for scores of the inputs).
     commit: show the button that sends the selection to Python (where the lesson below uses it).
     frames: matrix is a stack (F, T, T), one map per value of a control the browser scrubs (a temperature, a
@@ -154,11 +155,11 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
         data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale)
         meta["also"].append(extra_meta | {"title": name})
-    for n, (name, vector) in enumerate(vectors):
+    for n, (name, vector, *fields) in enumerate(vectors):
         vector = np.asarray(vector, dtype=np.float64)  # (T, d), or (F, T, d)
         data[f"vector{n}"] = _codes(vector[..., :VECTOR_SHOWN])  # the view prints only these
         meta["vectors"].append({"name": name, "d": vector.shape[-1], "sent": min(vector.shape[-1], VECTOR_SHOWN),
-                                "framed": vector.ndim == 3})
+                                "framed": vector.ndim == 3, "fields": list(fields[0]) if fields else None})
     if max(rows, cols) > CELLS_MAX:
         pngs = []
         for one in values.reshape(-1, rows, cols):

@@ -140,6 +140,15 @@ SATURATION_SETUPS = (("torch.rand", "torch.rand"), ("torch.randn", "torch.rand")
                      ("torch.rand", "nn.Linear"), ("torch.randn", "nn.Linear"))
 
 
+def row_sharpness(weights: torch.Tensor) -> torch.Tensor:
+    """(..., T, 2): each row's largest weight and its entropy over ln T, for unmasked (..., T, T) weights."""
+    w = weights.double()  # (..., T, T)
+    tokens = w.shape[-1]
+    largest = w.max(dim=-1).values  # (..., T)
+    ratio = (stages.entropy(w) / math.log(tokens)).clamp(min=0) if tokens > 1 else torch.zeros_like(largest)  # (..., T)
+    return torch.stack([largest, ratio], dim=-1)
+
+
 def sharpness(weights: torch.Tensor) -> dict:
     """How peaked the rows of an unmasked (T, T) weights map are, as medians over its rows.
 
@@ -147,10 +156,7 @@ def sharpness(weights: torch.Tensor) -> dict:
     row's entropy over ln T (1 when even, 0 when one-hot); one-hot: the share of rows whose largest
     weight exceeds ONE_HOT.
     """
-    w = weights.double()  # (T, T)
-    tokens = w.shape[-1]
-    largest = w.max(dim=-1).values  # (T,)
-    ratio = (stages.entropy(w) / math.log(tokens)).clamp(min=0) if tokens > 1 else torch.zeros_like(largest)  # (T,)
+    largest, ratio = row_sharpness(weights).unbind(-1)  # (T,) each
     return {"largest weight": float(largest.median()), "entropy ÷ uniform": float(ratio.median()),
             "one-hot rows": float((largest > ONE_HOT).double().mean())}
 

@@ -138,4 +138,6 @@ test("vectorText prints the selected row of the entries Python sent", () => {
   const codes = [1, 2, 3, 4, 5, 6]; // two rows of three sent entries
   assert.equal(vectorText("z", codes, 3, 1, 4), "z(2) = [0.0004, 0.0005, 0.0006]");
   assert.equal(vectorText("z", codes, 768, 0, 4, 3), "z(1) = [0.0001, 0.0002, 0.0003, … 765 more]");
+  assert.equal(vectorText("sharpness", [2379, 9876], 2, 0, 4, 2, ["largest α", "entropy ÷ uniform"]),
+    "sharpness, query 1: largest α 0.2379, entropy ÷ uniform 0.9876");
 });

@@ -35,12 +35,14 @@ def committed(count: int) -> tuple[int, int]:
     return picked[0], picked[1]
 
 
-def _commit(view_key: str) -> None:
-    """The view's Enter: its selection becomes the app's query, key and zoom window (and so the URL's)."""
+def _commit(view_key: str, frames: dict | None) -> None:
+    """The view's Enter: its selection becomes the app's query, key, zoom window and frame (and so the URL's)."""
     selection = st.session_state[view_key].get("selection") or {}
     for name in SELECTION:
         if isinstance(selection.get(name), int):
             set_value(name, selection[name])
+    if frames is not None and selection.get(frames["param"]) in frames["values"]:
+        set_value(frames["param"], selection[frames["param"]])
 
 
 # At most a few MB each (a 1,024-token map with its overview): a class on one screen shares them.
@@ -51,37 +53,41 @@ def _payload(key: tuple, _build) -> dict:
 
 def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,
               worked=None, names=("q", "k"), also=(), vectors=(), row_title: str = "",
-              parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False) -> tuple[int, int]:
-    """Draw `matrix` (T, T) in the view; returns the committed (query, key), 0-based.
+              parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False, frames: dict | None = None) -> tuple[int, int]:
+    """Draw `matrix` (T, T) in the view; returns the committed (query, key), 0-based. With `frames`
+    (view_data.view_payload's), matrix is a stack (F, T, T) and the browser scrubs it.
 
     worked: (q, k, scores) with q, k (T, d) and scores (T, T), for the worked arithmetic of the selected
     cell, whose rows are called `names`. also: (title, matrix, kind) whose selected row is drawn as more bars; vectors: (name, (T, d))
     printed for the selected query. view_key: one per view on a page. commit: the lesson below uses the
     returned query and key, so the view offers a button (and Enter) to send them."""
-    values = as_numpy(matrix)
-    count = values.shape[0]
+    values = as_numpy(matrix)  # (T, T) or (F, T, T)
+    count = values.shape[-1]
     query, key = committed(count)
-    scale_name = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
+    scale_name = colour.weight_scale(settings.colour, count) if kind == "weights" else "absolute"
     extras = tuple((name, as_numpy(m), k, colour.weight_scale(settings.colour, count) if k == "weights" else "absolute")
                    for name, m, k in also)
-    vecs = tuple((name, as_numpy(v)) for name, v in vectors)
+    vecs = tuple((name, as_numpy(v), *fields) for name, v, *fields in vectors)
     worked = None if worked is None else tuple(as_numpy(t) for t in worked)
     window = (value("window"), value("window_key"), value("window_size"))
     scale = font_scale()
-    cache_key = (fingerprint(values), tuple(fingerprint(m) for _, m, *_ in extras), tuple(fingerprint(v) for _, v in vecs),
+    cache_key = (fingerprint(values), tuple(fingerprint(m) for _, m, *_ in extras), tuple(fingerprint(v) for _, v, *_ in vecs),
                  None if worked is None else tuple(fingerprint(t) for t in worked), tuple(settings.labels[:count]),
                  kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
-                 tuple(name for name, *_ in extras), tuple(name for name, _ in vecs), tuple(names), commit)
+                 tuple(name for name, *_ in extras), tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
+                 None if frames is None else repr(sorted(frames.items())))
 
     def build():
         q, k, scores = worked if worked is not None else (None, None, None)
         return view_data.view_payload(values, settings.labels[:count], kind, scale_name, title, query + 1, key + 1,
                                       *window, q=q, k=k, scores=scores, font_scale=scale, parts=tuple(parts),
-                                      row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit)
+                                      row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit,
+                                      frames=frames)
 
-    attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key))
+    attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key, frames))
     if this_run().downloads:
-        _downloads(values, settings, kind, scale_name, title)
+        shown = values if frames is None else values[frames["initial"]]  # the frame Python knows of
+        _downloads(shown, settings, kind, scale_name, title)
     return query, key
 
 

@@ -191,7 +191,7 @@ function draw(v) {
     const line = document.createElement("p");
     line.className = "av-vector";
     const rowsBefore = m.framed ? state.frame * meta.rows : 0; // a stack of vectors: this frame's rows
-    line.textContent = vectorText(m.name, v.vectorCodes[n], m.d, rowsBefore + state.query, meta.decimals, m.sent);
+    line.textContent = vectorText(m.name, v.vectorCodes[n], m.d, rowsBefore + state.query, meta.decimals, m.sent, m.fields);
     return line;
   }));
   drawFrame(v);

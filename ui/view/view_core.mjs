@@ -144,8 +144,9 @@ export function urlWith(href, state, zoom, frames = null) {
 
 /** "z(3) = [0.4419, 0.6515, 0.5683]": the selected query's row of a (T, d) vector of which Python sent the
  * first `sent` entries of each row (then "… n more"). Indexing and text only. */
-export function vectorText(name, codes, d, i, decimals, sent = d) {
+export function vectorText(name, codes, d, i, decimals, sent = d, fields = null) {
   const shown = Math.min(d, sent);
+  if (fields) return `${name}, query ${i + 1}: ` + fields.slice(0, shown).map((f, m) => `${f} ${formatFixed(codes[i * sent + m], decimals)}`).join(", ");
   const parts = [];
   for (let m = 0; m < shown; m++) parts.push(formatFixed(codes[i * sent + m], decimals));
   if (d > shown) parts.push(`… ${d - shown} more`);
