@@ -43,14 +43,16 @@ def screen():
     normalised = {"divide by the sum": stages.normalize_by_sum(all_rows),
                   "naive exp / sum": stages.softmax_naive(all_rows), "torch.softmax": stages.softmax(all_rows)}
     drawable = {name: m for name, m in normalised.items() if torch.isfinite(m).all()}  # nan has no bar
+    st.markdown(f"Scores of query {q + 1}: `{numbers.listing(all_rows[q])}`. Move the query in the view: the bars "
+                "show its scores and their three normalisations side by side.")
     ui.show_view(all_rows, settings, "scores", "one query's scores, three ways to normalise them", view_key="normalise",
                  parts=("row", "cell"), row_title="scores ω = x · x", commit=True,
                  also=[(name, m, "weights" if bool(((m >= 0) & (m <= 1)).all()) else "scores") for name, m in drawable.items()])
     if len(drawable) < len(normalised):  # the overflow that section D explains
         st.info("naive exp / sum: exp() overflowed to inf, and inf / inf is nan: no bars to draw.", icon=":material/warning:")
     variants = {name: matrix[q] for name, matrix in normalised.items()}  # (T,) each: the committed query's
-    for column, (name, row) in zip(st.columns(3), variants.items()):
-        column.metric(f"row sum · {name}", f"{float(row.sum()):.4f}", help=f"query {q + 1}, the query the lesson follows")
+    for column, (name, variant) in zip(st.columns(3), variants.items()):
+        column.metric(f"row sum · {name}", f"{float(variant.sum()):.4f}", help=f"query {q + 1}, the query the lesson follows")
     ui.table(torch.stack(list(variants.values())), "normalised row", list(variants), settings.labels)
     if bool((variants["divide by the sum"] < 0).any()):
         st.caption("Dividing by the sum gives negative 'weights' here because some scores are negative: "
@@ -125,7 +127,7 @@ def screen():
 
     # --- D: overflow ------------------------------------------------------------------------------------
     st.header("Large scores: naive softmax overflows")
-    examples = [(f"ω of query {q + 1} × 100", row * 100), ("[1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0]))]
+    examples = [(f"ω of query {q + 1} × 100", simple["attn_scores"][q] * 100), ("[1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0]))]
     for label, values in examples:
         naive, stable = stages.softmax_naive(values), stages.softmax(values)
         st.markdown(f"**{label}** · `torch.exp`: `{numbers.listing(torch.exp(values))}`  \n"

@@ -61,6 +61,42 @@ def chart_frames(at: AppTest) -> list[tuple[dict, list]]:
     return result
 
 
+def views(at: AppTest) -> dict[str, dict]:
+    """Each attention view on the page by its key: its data as Python sent it ({"meta": ..., table: DataFrame})."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+    found = {}
+    for element in at.get("bidi_component"):
+        mixed = element.proto.mixed
+        data = json.loads(mixed.json)
+        for name, value in data.items():
+            if isinstance(value, dict) and "__streamlit_arrow_ref__" in value:
+                blob = mixed.arrow_blobs[value["__streamlit_arrow_ref__"]].data
+                data[name] = convert_arrow_bytes_to_pandas_df(blob)
+        found[element.proto.id.rsplit("-", 1)[-1]] = data
+    return found
+
+
+def code_text(code: int) -> str:
+    """A fixed-point code as the view prints it (formatFixed): 1500 -> "0.1500"."""
+    return f"{'-' if code < 0 else ''}{abs(code) // 10_000}.{abs(code) % 10_000:04d}"
+
+
+def view_row(view: dict, query: int, source: str = "cells", frame: int = 0) -> dict[int, str]:
+    """The numbers a view's bars can show for a query (0-based): {key: "0.1234"}, decoded as the browser does.
+    source: "cells" (the main map) or "also0", "also1", ... (the extra rows)."""
+    meta = view["meta"] if source == "cells" else view["meta"]["also"][int(source[4:])]
+    table, rows, cols = view[source], meta["rows"], meta["cols"]
+    frame = frame if meta["framed"] else 0
+    if meta["layout"] == "top":
+        part = table.iloc[(frame * rows + query) * meta["top"]:][: meta["top"]]
+        return {int(j): code_text(int(c)) for j, c in zip(part["key"], part["code"]) if j < cols}
+    if meta["layout"] == "lower":
+        start = frame * rows * (rows + 1) // 2 + query * (query + 1) // 2
+        return {j: code_text(int(c)) for j, c in enumerate(table["code"].iloc[start: start + query + 1])}
+    start = (frame * rows + query) * cols
+    return {j: code_text(int(c)) for j, c in enumerate(table["code"].iloc[start: start + cols])}
+
+
 def page_text(at: AppTest) -> str:
     """Everything a reader sees as text: markdown, captions, latex, notes, tables, metrics."""
     parts = [e.value for kind in ("markdown", "caption", "latex", "warning", "info", "error", "success",

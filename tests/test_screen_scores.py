@@ -4,15 +4,27 @@ import torch
 
 from attention_core.book.inputs import BOOK_INPUTS, random_inputs
 from attention_core.book.modules import SelfAttention_v1
-from conftest import open_screen, page_text, table, table_shapes
+from conftest import code_text, open_screen, page_text, table, table_shapes, view_row, views
+
+
+def worked(at) -> tuple[list, list, str, list]:
+    """What the view's worked cell is made of for its opening query and key: the two rows' entries as
+    text, the score, and what it calls the rows (the browser only picks and prints these)."""
+    view = views(at)["scores_view"]
+    meta = view["meta"]
+    i, j, d = meta["initial"]["query"] - 1, meta["initial"]["key"] - 1, meta["d"]
+    row = lambda name, n: [code_text(int(c)) for c in view[name]["code"].iloc[n * d:(n + 1) * d]]  # noqa: E731
+    return row("q", i), row("k", j), code_text(int(view["scores"]["code"].iloc[i * meta["cols"] + j])), meta["names"]
 
 
 def test_book_preset_shows_the_books_first_score():
     at = open_screen("scores")
-    text = page_text(at)
-    # omega_21 = x2 . x1 = 0.55*0.43 + 0.87*0.15 + 0.66*0.89 = 0.9544 (section 3.3)
-    assert r"0.55 \cdot 0.43 + 0.87 \cdot 0.15 + 0.66 \cdot 0.89 = 0.9544" in text
-    assert "1.4950" in text and "0.4419" in text  # omega_22 and z2 in the tables
+    # omega_21 = x2 . x1 = 0.55*0.43 + 0.87*0.15 + 0.66*0.89 = 0.9544 (section 3.3), worked in the view
+    assert worked(at) == (["0.5500", "0.8700", "0.6600"], ["0.4300", "0.1500", "0.8900"], "0.9544", ["x", "x"])
+    assert "1.4950" in page_text(at) and "0.4419" in page_text(at)  # omega_22 and z2 in the tables
+    view = views(at)["scores_view"]
+    assert view_row(view, 1)[1] == "1.4950" and view_row(view, 1, "also0")[1] == "0.2379"  # scores and weights α
+    assert view["vector0"]["code"].iloc[3:6].tolist() == [4419, 6515, 5683]  # z2 for the view's context line
 
 
 def test_trainable_projection_shows_the_books_query_and_scores():
@@ -22,25 +34,19 @@ def test_trainable_projection_shows_the_books_query_and_scores():
     assert "1.8524" in text  # omega_22 = q2 . k2
 
 
-def cell_by_hand(at) -> str:
-    """The "One cell, by hand" formula."""
-    return next(e.value for e in at.latex if r"\omega_{" in e.value)
-
-
 def test_every_control_changes_what_it_names():
-    at = open_screen("scores")
-    at.select_slider(key="query").set_value(4).run()
+    at = open_screen("scores", query=4)
     # omega_41 = x4 . x1, the book's attn_scores[3, 0] (section 3.3)
-    assert r"\omega_{4,1} = x^{(4)} \cdot x^{(1)} = 0.22 \cdot 0.43 + 0.58 \cdot 0.15 + 0.33 \cdot 0.89 = 0.4753" in cell_by_hand(at)
-    at.select_slider(key="key").set_value(3).run()
-    assert r"\omega_{4,3} = x^{(4)} \cdot x^{(3)}" in cell_by_hand(at) and cell_by_hand(at).strip("$\n").endswith("= 0.8296")
-    at.radio(key="proj").set_value("v1").run()
+    assert worked(at) == (["0.2200", "0.5800", "0.3300"], ["0.4300", "0.1500", "0.8900"], "0.4753", ["x", "x"])
+    at = open_screen("scores", query=4, key=3)
+    assert worked(at)[1:3] == (["0.5700", "0.8500", "0.6400"], "0.8296")
+    at = open_screen("scores", query=4, key=3, proj="v1")
     assert not at.exception
     torch.manual_seed(123)  # the book's seed for SelfAttention_v1 (section 3.4.2)
     sa = SelfAttention_v1(3, 2)
-    expected = ((BOOK_INPUTS[3] @ sa.W_query) @ (BOOK_INPUTS[2] @ sa.W_key)).detach()
-    assert r"\omega_{4,3} = q^{(4)} \cdot k^{(3)}" in cell_by_hand(at)
-    assert cell_by_hand(at).strip("$\n").endswith(f"= {float(expected):.4f}"), (cell_by_hand(at), float(expected))
+    q4, k3 = (BOOK_INPUTS[3] @ sa.W_query).detach(), (BOOK_INPUTS[2] @ sa.W_key).detach()
+    assert worked(at) == ([f"{v:.4f}" for v in q4.tolist()], [f"{v:.4f}" for v in k3.tolist()],
+                          f"{float(q4 @ k3):.4f}", ["q", "k"])
     assert table_shapes(at)["W_query"] == "(3, 2)"  # the projections' tables appear only with v1
 
 
@@ -59,4 +65,4 @@ def test_every_sidebar_control_changes_what_it_names():
 def test_bad_query_in_url_shows_a_note_and_renders():
     at = open_screen("scores", query="99")
     assert any("Query token 99" in w.value for w in at.warning)
-    assert at.select_slider(key="query").value == 2
+    assert views(at)["scores_view"]["meta"]["initial"]["query"] == 2

@@ -1,5 +1,5 @@
 """AppTest: the softmax / sqrt(d_k) screen shows the book's numbers and reacts to every control."""
-from conftest import chart_specs, charts_drawn, open_screen, page_text
+from conftest import charts_drawn, open_screen, page_text, view_row, views
 
 
 def table_row(at, index_label: str) -> list[str]:
@@ -45,33 +45,34 @@ def test_book_preset_shows_scaled_weights_and_the_pitfall():
         assert name in code
 
 
-def test_scale_toggle_changes_the_weights():
+def test_scale_frames_hold_both_maps_and_the_url_picks_the_formula():
     at = open_screen("softmax")
-    before = (page_text(at), charts_drawn(at))
-    at.toggle(key="scale").set_value(False).run()
-    assert not at.exception
-    assert (page_text(at), charts_drawn(at)) != before
+    scaled = views(at)["scaled"]
+    frames = scaled["meta"]["frames"]
+    assert frames["param"] == "scale" and frames["values"] == [1, 0] and frames["initial"] == 0
+    assert list(view_row(scaled, 1, frame=0).values()) == ["0.1500", "0.2264", "0.2199", "0.1311", "0.0906", "0.1820"]
+    assert view_row(scaled, 1, frame=1)[0] == "0.1401"  # softmax(omega_21) without scaling, sent beside it
+    at = open_screen("softmax", scale=0)
+    assert not at.exception and views(at)["scaled"]["meta"]["frames"]["initial"] == 1
     latex = formula(at)
-    assert r"\sqrt" not in latex and latex.endswith("= 0.1401")  # softmax(omega_21) without scaling
-    assert any("unscaled" in json_title for json_title in map(str, chart_specs(at)))
+    assert r"\sqrt" not in latex and latex.endswith("= 0.1401")
 
 
-def test_key_picker_changes_the_formula():
-    at = open_screen("softmax")
-    at.select_slider(key="key").set_value(2).run()
+def test_the_key_in_the_url_changes_the_formula():
+    at = open_screen("softmax", key=2)
     assert not at.exception
     assert formula(at).startswith(r"\alpha_{2,2}") and formula(at).endswith("= 0.2264")
 
 
-def test_query_picker_changes_the_screen():
-    at = open_screen("softmax")
-    before = (page_text(at), charts_drawn(at))
-    at.select_slider(key="query").set_value(4).run()
+def test_the_query_in_the_url_changes_the_lesson_and_every_query_is_sent():
+    at = open_screen("softmax", query=4)
     assert not at.exception
     text = page_text(at)
-    assert (text, charts_drawn(at)) != before
     assert "0.4753, 0.8434, 0.8296, 0.4937, 0.3474, 0.6565" in text  # omega_4, x4 . x_j
     assert formula(at).startswith(r"\alpha_{4,1}")
+    normalise = views(open_screen("softmax"))["normalise"]  # the browser scrubs queries: all rows travel
+    assert list(view_row(normalise, 3).values()) == ["0.4753", "0.8434", "0.8296", "0.4937", "0.3474", "0.6565"]
+    assert list(view_row(normalise, 1, "also0").values()) == ["0.1455", "0.2278", "0.2249", "0.1285", "0.1077", "0.1656"]
 
 
 def test_d_k_slider_changes_the_metrics():
@@ -101,7 +102,8 @@ def test_gpt2_small_preset_renders():
     text = page_text(at)
     assert "shape `(1024, 1024)`; showing the first 64 × 64" in text
     assert "d_k = 768" in text
-    assert len(at.get("image")) >= 1  # 1024 x 1024 weights drawn as an image
+    scaled = views(at)["scaled"]["meta"]
+    assert scaled["rows"] == 1024 and len(scaled["overview"]["png"]) == 2  # an overview of each 1024 x 1024 frame
     assert "subtracts the row maximum" in text  # unscaled-size scores need the shifted formula
 
 
@@ -115,7 +117,7 @@ def test_bad_d_k_and_scale_in_url_show_notes_and_render():
     for name, raw in (("d_k", "abc"), ("scale", "maybe")):
         at = open_screen("softmax", **{name: raw})
         assert any(f"{name}={raw!r}" in w.value for w in at.warning), name
-        assert at.select_slider(key="d_k").value == 64 and at.toggle(key="scale").value is True
+        assert at.select_slider(key="d_k").value == 64 and views(at)["scaled"]["meta"]["frames"]["initial"] == 0
         assert formula(at).endswith("= 0.1500")
     at = open_screen("softmax", d_k="100")  # a whole number, but not a power of two
     assert any("d_k = 100 is not a power of two" in w.value for w in at.warning)

@@ -110,3 +110,34 @@ def test_scores_use_signed_codes_a_diverging_scale_and_masked_cells_as_the_lower
     assert shades.tolist() == [round((0.5 / 2 + 1) / 2 * 254), round((-1.25 / 2 + 1) / 2 * 254), 254]
     full = view_payload(np.array([[0.2, 0.8], [0.6, 0.4]]), ["a", "b"])
     assert full["meta"]["layout"] == "full" and full["cells"]["code"].tolist() == [2000, 8000, 6000, 4000]
+
+
+def test_rows_alone_send_each_rows_largest_keys_as_the_bars_pick_them():
+    q, k, scores, weights = seeded_map(200)
+    w = weights.double().numpy()
+    payload = view_payload(weights.numpy(), [str(t) for t in range(200)], parts=("row", "cell"),
+                           also=(("scores", scores.numpy(), "scores", "absolute"),))
+    for table, matrix, causal in ((payload["cells"], w, True), (payload["also0"], scores.double().numpy(), False)):
+        keys = table["key"].to_numpy().reshape(200, 32)
+        codes = table["code"].to_numpy().reshape(200, 32)
+        for row in (0, 5, 31, 32, 150, 199):
+            visible = row + 1 if causal else 200
+            ranked = sorted(range(visible), key=lambda j: (-round(matrix[row, j], 4), j))[:32]
+            assert [j for j in keys[row] if j < 200] == sorted(ranked)
+            assert (keys[row][min(visible, 32):] == 200).all()  # the padding of a short row is no key
+            sent = [c for j, c in zip(keys[row], codes[row]) if j < 200]
+            assert sent == [int(f"{matrix[row, j]:.4f}".replace(".", "")) for j in sorted(ranked)]
+    assert payload["meta"]["layout"] == "top" and payload["meta"]["causal"] and payload["meta"]["also"][0]["layout"] == "top"
+    assert len(payload["cells"]) == 200 * 32  # not 200 * 201 / 2
+
+
+def test_a_stack_of_frames_sends_each_frame_after_the_other_with_its_own_legend():
+    _, _, scores, weights = seeded_map(6)
+    stack = np.stack([weights.numpy(), np.full((6, 6), 1 / 6)])
+    payload = view_payload(stack, list("abcdef"), frames={"name": "f", "param": "temperature", "values": [1, 2],
+                                                           "labels": ["1", "2"], "initial": 1})
+    codes = payload["cells"]["code"].to_numpy()
+    assert payload["meta"]["layout"] == "full"  # the even frame has no masked cell, so both are sent whole
+    assert codes[:36].tolist() == fixed_codes(weights.numpy()).reshape(-1).tolist()
+    assert (codes[36:] == 1667).all()
+    assert len(payload["meta"]["legends"]) == 2 and payload["meta"]["frames"]["initial"] == 1

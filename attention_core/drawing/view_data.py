@@ -19,6 +19,7 @@ from attention_core.drawing import colour, matrix_images
 DECIMALS = 4
 CELLS_MAX = 64  # up to this many tokens every cell is drawn; above, an overview image and a zoom window
 WINDOW_SIZES = (32, 40, 48, 56, 64)
+TOP_KEYS = 32  # a row longer than CELLS_MAX shows its 32 largest keys as bars: only those travel for bars alone
 ARITHMETIC_MAX = 64  # q and k rows and the scores travel for the worked cell only up to this many tokens
 VECTOR_SHOWN = 8  # a context vector prints its first 8 entries (768 at GPT-2 size would be 3 MB a screen)
 SHADE_MASKED = 255  # shades 0..254 are palette positions; 255 is a masked or missing cell (hatched grey)
@@ -83,30 +84,49 @@ def _png_base64(rgb: np.ndarray) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _cells(stack: np.ndarray, kind: str, scale: str):
+def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0):
     """Maps as the view reads them: ({code, shade} per stored cell, frame after frame; the meta: kind, layout,
     palette, and each frame's legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured
-    on its own range (a share scale's percentiles, a score map's largest |ω|), like a map drawn alone."""
+    on its own range (a share scale's percentiles, a score map's largest |ω|), like a map drawn alone.
+    top: send only each row's `top` largest cells (and their keys), for a map drawn only as rows' bars."""
     stack = stack[None] if stack.ndim == 2 else stack  # (F, T, T)
     masked = np.stack([_causal(values, kind) for values in stack])  # (F, T, T)
-    layout = "lower" if masked.any(axis=0).any() and masked.all(axis=0).sum() == masked.any(axis=0).sum() else "full"
-    i, j = stored_cells(*stack.shape[1:], layout)
-    codes, shades, legends, domains = [], [], [], []
+    causal = bool(masked.any(axis=0).any() and masked.all(axis=0).sum() == masked.any(axis=0).sum())
+    layout = "top" if top else "lower" if causal else "full"
+    codes, shades, keys, legends, domains = [], [], [], [], []
     for values, hidden in zip(stack, masked):
         t, palette, (low, high), legend = shade_fractions(values, kind, scale, hidden)
         shade = np.rint(np.clip(np.nan_to_num(t, nan=0.0), 0, 1) * (SHADE_MASKED - 1)).astype(np.uint8)
-        shade[hidden | ~np.isfinite(values)] = SHADE_MASKED
-        codes.append(fixed_codes(values)[i, j])
-        shades.append(shade[i, j])
+        hidden = hidden | ~np.isfinite(values)
+        shade[hidden] = SHADE_MASKED
+        code = fixed_codes(values)  # (T, T)
+        i, j = stored_cells(*values.shape, layout) if not top else _top_cells(code, hidden, top)
+        sent, inside = np.minimum(j, values.shape[1] - 1), j < values.shape[1]  # padding points past the last key
+        codes.append(np.where(inside, code[i, sent], 0))
+        shades.append(np.where(inside, shade[i, sent], SHADE_MASKED).astype(np.uint8))
+        keys.append(j)
         legends.append(legend)
         domains.append([low, high])
     codes = np.concatenate(codes)
     code_type = np.uint16 if codes.min() >= 0 and codes.max() <= np.iinfo(np.uint16).max else np.int32
     frame = pd.DataFrame({"code": codes.astype(code_type), "shade": np.concatenate(shades)})
+    if top:
+        frame["key"] = np.concatenate(keys).astype(np.uint16)
     meta = {"rows": stack.shape[1], "cols": stack.shape[2], "kind": kind, "layout": layout, "decimals": DECIMALS,
             "stops": _hex(palette), "legend": legends[0], "domain": domains[0], "legends": legends,
-            "framed": stack.shape[0] > 1}
+            "framed": stack.shape[0] > 1, "causal": causal, "top": top or 0}
     return frame, meta
+
+
+def _top_cells(code: np.ndarray, hidden: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's `top` largest visible cells, in key order, as the bars show them (largest code first, the
+    lower key on a tie, as the view's rowKeys picks). A row with fewer visible keys is padded with key
+    index T (not a key: the view skips it). Returns (rows, keys) of T * top cells."""
+    rows, cols = code.shape
+    rank = np.where(hidden, np.iinfo(np.int64).max, -code)  # ascending rank = descending code, hidden last
+    chosen = np.argsort(rank, axis=1, kind="stable")[:, :top]  # stable: on a tie the lower key comes first
+    chosen = np.sort(np.where(np.take_along_axis(hidden, chosen, axis=1), cols, chosen), axis=1)  # (T, top)
+    return np.repeat(np.arange(rows), top), chosen.reshape(-1)
 
 
 def _codes(values) -> pd.DataFrame:
@@ -136,7 +156,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     stack of the same F, or one map for every frame."""
     values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
     rows, cols = values.shape[-2:]
-    frame, meta = _cells(values, kind, scale)
+    rows_only = "matrix" not in parts and cols > CELLS_MAX  # the bars show at most TOP_KEYS of a long row
+    frame, meta = _cells(values, kind, scale, TOP_KEYS if rows_only else 0)
     data = {"cells": frame}
     size = min(max(window_size, WINDOW_SIZES[0]), WINDOW_SIZES[-1], rows)
     # The view keeps its own selection across reruns while this id stays: new numbers for the same tokens
@@ -153,7 +174,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         "also": [], "vectors": [], "frames": frames,
     }
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
-        data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale)
+        data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale,
+                                              TOP_KEYS if cols > CELLS_MAX else 0)
         meta["also"].append(extra_meta | {"title": name})
     for n, (name, vector, *fields) in enumerate(vectors):
         vector = np.asarray(vector, dtype=np.float64)  # (T, d), or (F, T, d)

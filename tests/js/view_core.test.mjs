@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  allowedSizes, arithmeticText, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
   shadeColours, urlWith,
 } from "../../ui/view/view_core.mjs";
 
@@ -140,4 +140,11 @@ test("vectorText prints the selected row of the entries Python sent", () => {
   assert.equal(vectorText("z", codes, 768, 0, 4, 3), "z(1) = [0.0001, 0.0002, 0.0003, … 765 more]");
   assert.equal(vectorText("sharpness", [2379, 9876], 2, 0, 4, 2, ["largest α", "entropy ÷ uniform"]),
     "sharpness, query 1: largest α 0.2379, entropy ÷ uniform 0.9876");
+});
+
+test("topIndex finds a key among the keys a row sent, and refuses the others", () => {
+  const keys = [0, 3, 7, 9, 1, 2, 5, 9]; // two rows of top = 4; key 9 pads the first row of a 9-key map
+  assert.equal(topIndex(keys, 4, 0, 7), 2);
+  assert.equal(topIndex(keys, 4, 1, 5), 6);
+  assert.equal(topIndex(keys, 4, 1, 3), -1);
 });

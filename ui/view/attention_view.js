@@ -67,13 +67,22 @@ function barSet(v) {
 /** Codes and shades of one matrix as the browser reads them (Arrow columns) with its meta and colours. */
 function source(meta, table, title) {
   const colours = shadeColours(meta.stops, "#ccc");
-  return { meta, title, codes: table.getChild("code").toArray(), shades: table.getChild("shade").toArray(), colours };
+  return { meta, title, codes: table.getChild("code").toArray(), shades: table.getChild("shade").toArray(),
+    keys: table.getChild("key")?.toArray(), colours };
 }
 
 /** Where cell (i, j) of a source sits for the frame shown (a source that is one map serves every frame). */
 function at(src, frame, i, j) {
   const m = src.meta;
+  if (m.layout === "top") return topIndex(src.keys, m.top, (m.framed ? frame * m.rows : 0) + i, j);
   return frameCellIndex(m.layout, m.rows, m.cols, m.framed ? frame : 0, i, j);
+}
+
+/** The keys a row's bars show: for a "top" source, the ones Python sent (already the largest, in key order). */
+function barKeys(v, src, i, visible) {
+  if (src.meta.layout !== "top") return rowKeys((j) => src.codes[at(src, v.state.frame, i, j)], visible, v.state.key, BARS_MAX);
+  const base = ((src.meta.framed ? v.state.frame * src.meta.rows : 0) + i) * src.meta.top;
+  return Array.from(src.keys.subarray(base, base + src.meta.top)).filter((j) => j < src.meta.cols);
 }
 
 function hatch(masked) {
@@ -140,6 +149,7 @@ function drawFrame(v) {
 
 function valueText(v, i, j) {
   const n = at(v.sources[0], v.state.frame, i, j);
+  if (n < 0 && v.meta.layout === "top" && !(v.meta.causal && j > i)) return `not among the ${v.meta.top} largest of its row (not sent)`;
   return n < 0 || v.shades[n] === SHADE_MASKED ? "masked" : formatFixed(v.codes[n], v.meta.decimals);
 }
 
@@ -222,9 +232,9 @@ function drawBars(v, src, set) {
   const { state } = v;
   const { meta } = src;
   const i = state.query;
-  const visible = meta.layout === "lower" ? i + 1 : meta.cols;
+  const visible = meta.causal ? i + 1 : meta.cols;
   const codeOf = (j) => src.codes[at(src, state.frame, i, j)];
-  const keys = rowKeys(codeOf, visible, state.key, BARS_MAX);
+  const keys = barKeys(v, src, i, visible);
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j))));
   set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length < visible ? `the ${keys.length} largest of ${visible} keys` : `all ${visible} keys`}`;
   set.pool.forEach((bar, slot) => {

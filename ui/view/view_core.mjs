@@ -15,6 +15,13 @@ export function frameCellIndex(layout, rows, cols, frame, i, j) {
   return frame * (layout === "lower" ? (rows * (rows + 1)) / 2 : rows * cols) + at;
 }
 
+/** Where key j of row r sits in a "top" layout (each row sends its `top` largest keys, in key order), or -1. */
+export function topIndex(keys, top, r, j) {
+  const base = r * top;
+  for (let n = 0; n < top; n++) if (keys[base + n] === j) return base + n;
+  return -1;
+}
+
 /** The text of a fixed-point code: formatFixed(-312, 4) === "-0.0312". Integer work only, so the text is
  * exactly Python's f"{x:.4f}" for the code Python sent (floats would re-round). */
 export function formatFixed(code, decimals) {
