@@ -24,13 +24,8 @@ st.markdown(
 @ui.fragment
 def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
-    left, middle, right = st.columns(3)
-    with left:
-        q = ui.query_picker(settings)
-    with middle:
-        k = ui.key_picker(settings)
-    with right:
-        context_length = ui.context_length_picker(T)
+    context_length = ui.context_length_picker(T)
+    q, k = ui.committed(T)
 
     record, used, device_note = ui.causal(settings, "mask", context_length)
     if not ui.predict_first("mask", settings, record=record, q=q, k=k):
@@ -70,14 +65,13 @@ def screen():
                    f"the slice would be smaller than the scores and PyTorch would raise a shape error.")
 
     st.subheader("Mask the scores, then softmax")
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.show_matrix(raw, settings, "scores", "masked_scores: −∞ where the mask is 1", selected_row=q)
-    with c2:
-        ui.show_matrix(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)",
-                       selected_row=q, selected_cell=(q, k), zoom=True, clickable=True)
-    ui.show_row(weights, settings, "causal weights of the selected query", "weights", highlight=k, row=q)
-
+    ui.show_matrix(raw, settings, "scores", "masked_scores: −∞ where the mask is 1", selected_row=q)
+    st.markdown("Pick a query and a key in the view (sliders, arrow keys or a click): its bars put the causal "
+                "weights beside the masked scores and beside the weights without a mask, where the future leaks in.")
+    ui.show_view(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)", view_key="causal",
+                 commit=True, row_title="causal weights α", also=[("masked scores ω (−∞ not drawn)", raw, "scores"),
+                                                                ("no mask: softmax over every key", unmasked, "weights")])
+    st.markdown(f"The softmax of the query and key the lesson follows, {q + 1} and {k + 1} (Enter in the view follows another):")
 
     exps = torch.exp(scaled[q].double())  # e^(omega / sqrt(d_k)); e^-inf = 0
     root = rf"\sqrt{{{d_k}}}"

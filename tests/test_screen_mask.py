@@ -1,7 +1,7 @@
 """AppTest: the causal-mask screen shows the book's numbers, both variants, the pitfalls, and scales."""
 import time
 
-from conftest import open_screen, page_text
+from conftest import open_screen, page_text, view_row, views
 
 
 def _frame(at, name):
@@ -45,11 +45,11 @@ def test_unrenormalised_rows_sum_to_less_than_one():
 
 def test_leak_section_names_the_future_tokens():
     at = open_screen("mask")
-    leak = next(m.value for m in at.markdown if "future leaks" in m.value)
+    leak = next(m.value for m in at.markdown if "the future leaks." in m.value)
     for token, weight in (("starts", "0.1662"), ("with", "0.1496"), ("one", "0.1665"), ("step", "0.1477")):
         assert f"“{token}” {weight}" in leak
     assert "“Your”" not in leak and "63.0%" in leak
-    at.select_slider(key="query").set_value(6).run()  # the last token has no future
+    at = open_screen("mask", query=6)  # the last token has no future
     assert not at.exception
     assert any("nothing lies in its future" in m.value for m in at.markdown)
 
@@ -68,13 +68,17 @@ def test_larger_context_length_gives_identical_weights():
 def test_every_control_changes_what_it_names():
     at = open_screen("mask")
     weights = _frame(at, "attn_weights")
-    at.select_slider(key="query").set_value(4).run()
+    view = views(at)["causal"]  # every query's row travels; the browser scrubs them
+    assert list(view_row(view, 3).values()) == ["0.2758", "0.2460", "0.2462", "0.2319"]  # two future keys not sent
+    assert view_row(view, 1, "also0") == {0: "0.4656", 1: "0.1723"}  # masked scores: the −∞ cells are not sent
+    assert len(view_row(view, 1, "also1")) == 6  # without a mask every key is seen, the future too
+    at = open_screen("mask", query=4)
     latex = [e.value.strip("$\n") for e in at.latex]
     # the book's causal weights (seed 789), row 4: 0.2758, 0.2460, 0.2462, 0.2319; two future keys masked
     assert latex[-1].startswith(r"\alpha_{4,1}") and latex[-1].endswith("= 0.2758"), latex
     assert r"\underbrace{0 + 0}_{2\text{ future}}" in latex[1]
     assert any("Without the mask “with” gives" in m.value for m in at.markdown)
-    at.select_slider(key="key").set_value(3).run()
+    at = open_screen("mask", query=4, key=3)
     latex = [e.value.strip("$\n") for e in at.latex]
     assert latex[-1].startswith(r"\alpha_{4,3}") and latex[-1].endswith("= 0.2462"), latex
     at.slider(key="context_length").set_value(100).run()
@@ -89,7 +93,8 @@ def test_gpt2_small_renders_quickly():
     assert time.perf_counter() - start < 20
     text = page_text(at)
     assert "(1024, 1024)" in text and "showing the first 64 × 64" in text
-    assert len(at.get("image")) >= 4  # 1024 x 1024 heatmaps as images
+    assert len(at.get("image")) >= 3  # 1024 x 1024 heatmaps as images
+    assert views(at)["causal"]["meta"]["overview"] is not None  # and the view's overview of the causal weights
 
 
 def test_one_token_renders():
