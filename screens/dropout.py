@@ -9,6 +9,7 @@ import ui
 from attention_core.lessons.presets import PARAMS
 
 CONVERGE_TOKENS = 64  # the many-draws average runs on the rows of the first 64 queries at most
+RATES = [round(0.05 * i, 2) for i in range(21)]  # the dropout slider's steps, all sent at once up to 64 tokens
 DRAWS = [2**i for i in range(11)]  # N = 1, 2, 4, ..., 1024 draws
 BOOK_WAY = """torch.manual_seed(123)            # the book: one global seed for the whole process
 dropout = torch.nn.Dropout(0.5)   # p = 0.5: each cell dropped with probability 1/2
@@ -28,23 +29,24 @@ st.markdown(
 @ui.fragment
 def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
+    num_tokens = len(settings.tokens)
+    scrubbed = num_tokens <= charts.ALTAIR_MAX  # every rate at once is cheap up to 64 tokens: the browser scrubs p
     left, mid, right = st.columns(3)
     with left:
-        p = ui.control(st.slider, "Dropout rate p", "dropout", min_value=0.0, max_value=1.0, step=0.05,
-                       help="The book uses 0.5 to make the effect visible; GPT-2 used 0.1.")
+        if scrubbed:
+            p = ui.clamp("dropout", options=RATES, fallback_note="Dropout rate {old} is not a multiple of 0.05; using {new}.")
+            st.caption(f"Dropout rate p = {p:g}: move it in the view below (Enter there brings it to the lesson).")
+        else:
+            p = ui.control(st.slider, "Dropout rate p", "dropout", min_value=0.0, max_value=1.0, step=0.05,
+                           help="The book uses 0.5 to make the effect visible; GPT-2 used 0.1.")
     with mid:
         seed = int(ui.control(st.number_input, "Dropout seed", "dropout_seed", min_value=0,
                               max_value=PARAMS["dropout_seed"].high, step=1))
     with right:
         train = ui.control(st.toggle, "Training mode: model.train()", "train",
                            help="Off = model.eval(): dropout becomes the identity.")
-    left, right = st.columns(2)
-    with left:
-        q = ui.query_picker(settings)
-    with right:
-        k = ui.key_picker(settings)
+    q, k = ui.committed(num_tokens)
 
-    num_tokens = len(settings.tokens)
     record, used, device_note = ui.causal(settings, "dropout", num_tokens)
     ui.device_badge(used, device_note or settings.device_note)
     st.caption(initialisation.weights_line("causal", settings.seed_for("dropout"), True))
@@ -69,21 +71,18 @@ def screen():
     cols[1].metric("Visible weights dropped", f"{n_dropped:,} of {n_visible:,}")
     cols[2].metric("Future cells (causal mask, already 0)", f"{num_tokens * num_tokens - n_visible:,}")
 
-    left, right = st.columns([3, 2])
-    with left:
-        after, mask_tab, before = st.tabs(["After dropout", "Keep mask", "Before: attn_weights"])
-        with after:
-            if num_tokens > charts.ALTAIR_MAX:  # too large for cells: show where dropout struck, then exact values
-                ui.show_where_dropped(keep, visible, dropped, settings, "after dropout")
-            else:
-                ui.show_matrix(dropped, settings, "weights", "after dropout", selected_row=q, selected_cell=(q, k),
-                               clickable=True)
-        with mask_tab:
-            ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
-        with before:
-            ui.show_matrix(weights, settings, "weights", "attn_weights (causal)", selected_row=q, selected_cell=(q, k))
-    with right:
-        ui.show_dropout_rows(weights, dropped, settings, q, k)
+    rates = RATES if scrubbed else [p]
+    after = torch.stack([stages.dropout(weights, rate, seed, train)[0] for rate in rates])  # (rates, T, T)
+    sums = torch.stack([weights.sum(dim=-1).expand_as(after[:, :, 0]), after.sum(dim=-1)], dim=-1)  # (rates, T, 2)
+    ui.show_view(after, settings, "weights", "after dropout", view_key="dropout_view", commit=True,
+                 row_title="after dropout", also=[("before: attn_weights", weights, "weights")], dropped_from=1,
+                 vectors=[("row sum", sums, ("before", "after dropout"))],
+                 frames={"name": "Dropout rate p", "param": "dropout", "values": rates, "labels": [f"{r:g}" for r in rates],
+                         "initial": rates.index(p)} if scrubbed else None)
+    with st.expander("Keep mask and where dropout struck"):
+        if not scrubbed:
+            ui.show_where_dropped(keep, visible, "after dropout")
+        ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
     st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
                "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
                "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")

@@ -59,33 +59,30 @@ def test_small_heatmaps_can_be_clicked():
 
 
 def test_gpt2_scale_screen_shows_an_overview_and_an_exact_window():
+    from conftest import views
     at = open_screen("scores", preset="gpt2-small", proj="v1", window="101", window_key="90", window_size="32")
-    captions = [img.caption for im in at.get("image") for img in im.proto.imgs]
-    assert any("4 × 4 block" in caption for caption in captions), captions
-    window = [(spec, frames) for spec, frames in chart_frames(at)
-              if "queries 101–132, keys 90–121" in json.dumps(spec.get("title", ""), ensure_ascii=False)]
-    assert window, "zoom window chart missing"
-    # The window's cells are the exact scores of those tokens.
+    view = views(at)["scores_view"]
+    meta = view["meta"]
+    assert "4 × 4 block" in meta["overview"]["blocks"] and len(meta["overview"]["png"]) == 1
+    assert meta["initial"] | {} == {"query": 2, "key": 1, "window": 101, "window_key": 90, "window_size": 32}
+    # Every cell travels (the browser moves the window); the window's cells are the exact scores of those tokens.
     x = lesson.make_inputs("random", "", False, 1024, 768, 123).x
     record, _, _ = lesson.projection_trace(x, "v1", 768, 123, "cpu", book=False)
-    cells = window[0][1][0]
-    assert len(cells) == 32 * 32
-    first = cells[(cells["i"] == 0) & (cells["j"] == 0)]["value"].item()
-    last = cells[(cells["i"] == 31) & (cells["j"] == 31)]["value"].item()
-    assert first == torch.tensor(record["attn_scores"][100, 89].item()).item()
-    assert last == torch.tensor(record["attn_scores"][131, 120].item()).item()
+    codes = view["cells"]["code"].to_numpy().reshape(1024, 1024)
+    for i, j in ((100, 89), (131, 120)):
+        assert codes[i, j] == int(f"{record['attn_scores'][i, j].item():.4f}".replace(".", ""))
 
 
-def test_moving_the_query_keeps_every_spec_so_the_browser_keeps_its_vega_views():
-    # Streamlit's frontend swaps datasets in an existing Vega view when the spec is unchanged; a new
-    # spec costs a fresh view (20-60 ms each). A query move changes only the data.
-    from conftest import charts_drawn
-    at = open_screen("softmax")
-    before = charts_drawn(at)
-    at.select_slider(key="query").set_value(4).run()
-    after = charts_drawn(at)
-    assert [spec for spec, _ in after] == [spec for spec, _ in before]
-    assert [data for _, data in after] != [data for _, data in before]
+def test_a_query_changes_only_where_the_view_opens_not_the_numbers_it_gets():
+    # The browser moves the query: the data a view gets is the same for every query, so a query move
+    # needs nothing from the server, and a rerun with another query resends the same cached tables.
+    from conftest import views
+    two, four = views(open_screen("softmax")), views(open_screen("softmax", query=4))
+    assert list(two) == list(four)
+    for key in two:
+        assert two[key]["meta"]["initial"]["query"] == 2 and four[key]["meta"]["initial"]["query"] == 4
+        for table in (name for name in two[key] if name != "meta"):
+            assert two[key][table].equals(four[key][table]), (key, table)
 
 
 def test_dataset_names_do_not_depend_on_the_numbers():

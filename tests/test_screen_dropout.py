@@ -5,7 +5,9 @@ import time
 
 import torch
 
-from conftest import chart_specs, open_screen, page_text
+from conftest import chart_specs, open_screen, page_text, view_row, views
+
+RATES = [round(0.05 * i, 2) for i in range(21)]
 
 BOOK_DROPPED = ["2.0000", "0.7599", "0.6194", "0.6206", "0.4921", "0.4925", "0.3966", "0.3775", "0.3327"]
 
@@ -50,8 +52,7 @@ def _cell(at) -> str:
 
 
 def test_every_control_changes_what_it_names():
-    at = open_screen("dropout")
-    at.slider(key="dropout").set_value(0.2).run()
+    at = open_screen("dropout", dropout=0.2)
     assert not at.exception, [e.value for e in at.exception]
     assert _metric(at, "Scale factor") == "× 1.2500"
     assert _metric(at, "Visible weights dropped") == _dropped_visible(0.2, 123)
@@ -59,11 +60,11 @@ def test_every_control_changes_what_it_names():
     at.number_input(key="dropout_seed").set_value(7).run()
     assert _metric(at, "Visible weights dropped") == _dropped_visible(0.2, 7)
     assert any(m.label == "dropout vs torch.manual_seed(7); nn.Dropout(0.2)" for m in at.metric)
-    at.select_slider(key="query").set_value(4).run()
+    at = open_screen("dropout", dropout=0.2, dropout_seed=7, query=4)
     # alpha_41 of the book's causal weights (SelfAttention_v2, seed 789): row 4 is 0.2758, 0.2460, 0.2462, 0.2319
     keep = int(_keep_mask(0.2, 7)[3, 0])
     assert r"\alpha_{4,1}" in _cell(at) and rf"= 0.2758 \times {keep} / 0.8 =" in _cell(at), _cell(at)
-    at.select_slider(key="key").set_value(3).run()
+    at = open_screen("dropout", dropout=0.2, dropout_seed=7, query=4, key=3)
     keep = int(_keep_mask(0.2, 7)[3, 2])
     assert r"\alpha_{4,3}" in _cell(at) and rf"= 0.2462 \times {keep} / 0.8 =" in _cell(at), _cell(at)
     at.toggle(key="train").set_value(False).run()
@@ -126,49 +127,37 @@ def test_bad_dropout_in_url_shows_a_note_and_renders():
     for raw, why in (("nan", "not a finite number"), ("2", "outside 0 to 1")):
         at = open_screen("dropout", dropout=raw)
         assert any("`dropout=" in w.value and why in w.value for w in at.warning), raw
-        assert at.slider(key="dropout").value == 0.5
+        assert views(at)["dropout_view"]["meta"]["frames"]["initial"] == RATES.index(0.5)
         assert "× 2.0000" in page_text(at)
 
 
-def _bars(at, title):
-    from conftest import charts_drawn
-    for spec, datasets in charts_drawn(at):
-        if spec.get("title") == title:
-            return spec, next(d for d in datasets if d and "dropped" in d[0])
-    raise AssertionError(f"no chart titled {title!r}")
-
-
-def test_the_after_dropout_row_shares_the_before_axis_and_marks_dropped_weights():
-    # Book preset, query 2 "journey": both of its visible weights are dropped (seed 123, p = 0.5). The
-    # after chart was empty with a 0.000000 axis; now both charts end at the row's largest weight and
-    # the dropped ones are flagged at their height before dropout.
+def test_every_rate_travels_at_once_and_each_frame_is_that_rates_dropout():
     at = open_screen("dropout")
-    _, before = _bars(at, "weights of the selected query")
-    spec, after = _bars(at, "after dropout, the selected query")
-    was = [r["value"] for r in before]
-    now = [r["value"] for r in after]
-    assert was[:2] == [r["before"] for r in after][:2] and was[0] > 0 and was[1] > 0
-    assert now[:2] == [0.0, 0.0]  # both visible weights of query 2 were dropped
-    top = max(was + now)
-    assert {r["top"] for r in before} == {r["top"] for r in after} == {top}
-    assert [r["dropped"] for r in after] == [b > 0 and a == 0 for b, a in zip(was, now)]
-    assert not any(r["dropped"] for r in before)
-    fields = json.dumps(spec)
-    assert '"field": "top"' in fields and '"field": "before"' in fields and "datum.dropped" in fields
+    view = views(at)["dropout_view"]
+    assert view["meta"]["frames"]["values"] == RATES and view["meta"]["frames"]["param"] == "dropout"
+    book = torch.tensor([[float(t) for t in view_row(view, i, frame=RATES.index(0.5)).values()] for i in range(6)][2])
+    assert [f"{v:.4f}" for v in book.tolist()] == ["0.7599", "0.6194", "0.6206"]  # the book's row 3 (seed 123, p = 0.5)
+    for rate in (0.2, 0.9):
+        keep = _keep_mask(rate, 123)[3, :4]
+        row = [float(t) for t in view_row(view, 3, frame=RATES.index(rate)).values()]
+        before = [0.2758, 0.2460, 0.2462, 0.2319]  # the book's causal weights, row 4 (seed 789)
+        assert row == [round(b * int(kept) / (1 - rate), 4) for b, kept in zip(before, keep)] or \
+            all(abs(r - b * int(kept) / (1 - rate)) <= 1e-4 for r, b, kept in zip(row, before, keep)), (rate, row)
+    assert list(view_row(view, 1, "also0").values()) == ["0.5517", "0.4483"]  # before dropout, beside it
 
 
-def test_a_survivor_above_one_stretches_both_axes():
-    at = open_screen("dropout", query=1)  # query 1 sees only itself: weight 1, kept and scaled to 2
-    _, before = _bars(at, "weights of the selected query")
-    _, after = _bars(at, "after dropout, the selected query")
-    assert after[0]["value"] == 2.0 and {r["top"] for r in before + after} == {2.0}
+def test_a_survivor_above_one_and_the_row_sums_travel_with_each_rate():
+    view = views(open_screen("dropout"))["dropout_view"]
+    assert view_row(view, 0, frame=RATES.index(0.5)) == {0: "2.0000"}  # query 1 sees only itself: kept and doubled
+    sums = view["vector0"]["code"].to_numpy().reshape(len(RATES), 6, 2)
+    assert sums[RATES.index(0.5), 1].tolist() == [10000, 0]  # query 2: both of its weights dropped
+    assert sums[RATES.index(0.0), :, 1].tolist() == [10000] * 6  # p = 0 keeps every row's sum at 1
 
 
 def test_at_gpt2_size_the_after_tab_shows_where_dropout_struck():
     at = open_screen("dropout", preset="gpt2-small")
     captions = [im.proto.imgs[0].caption if hasattr(im.proto, "imgs") else str(im.proto) for im in at.get("image")]
     assert any("Where dropout struck" in c for c in captions), captions
-    assert "the bars show keys 1–64" in page_text(at)
 
 
 def test_the_dropped_share_image_counts_the_dropped_visible_cells_of_each_block():

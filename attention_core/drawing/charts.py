@@ -199,39 +199,6 @@ def row_bars(labels, title: str = "", kind: str = "weights", font_scale: float =
     return chart.properties(title=title, height=260 * font_scale)
 
 
-def dropout_row_data(values, before, labels, top: float, highlight: int | None = None) -> list[dict]:
-    """row_data plus what dropout_bars needs: each key's weight before dropout, whether dropout removed
-    it (a visible weight that is now 0), and `top`, the axis's upper end shared by both charts."""
-    records = row_data(values, labels, highlight)
-    for record, now, was in zip(records, np.asarray(values, dtype=np.float64), np.asarray(before, dtype=np.float64)):
-        record.update(before=float(was), dropped=bool(was > 0 and now == 0), top=float(top))
-    return records
-
-
-def dropout_bars(labels, title: str = "", font_scale: float = 1.0) -> alt.LayerChart:
-    """One query's row before or after dropout, on an axis from 0 to the `top` of its data, so the
-    two charts share one scale; a weight dropout removed shows as a dashed red outline at its height
-    before dropout, so an all-dropped row is not an empty chart. Data: the ROW dataset of
-    `dropout_row_data` (a new query or seed sends new data, not a new spec)."""
-    y = alt.Y("value:Q", title="weight", scale=alt.Scale(zero=True))
-    base = alt.Chart(alt.NamedData(ROW)).encode(x=alt.X("key:N", sort=list(labels), title="key",
-                                                         axis=alt.Axis(labelAngle=-45)))
-    bars = base.mark_bar().encode(y=y, color=alt.condition("datum.hl", alt.value("#f59e0b"), alt.value("#2563eb")),
-                                  tooltip=["key:N", alt.Tooltip("text:N", title="value")])
-    ghosts = base.mark_bar(fill=None, stroke="#dc2626", strokeDash=[4, 3], strokeWidth=2 * font_scale).encode(
-        y=alt.Y("before:Q", title="weight"),
-        tooltip=["key:N", alt.Tooltip("before:Q", title="dropped; before dropout", format=".4f")],
-    ).transform_filter("datum.dropped")
-    reach = base.mark_tick(opacity=0).encode(y=alt.Y("top:Q", title="weight"))  # stretches the axis to `top`
-    layers = [bars, ghosts, reach]
-    if len(labels) <= 16:
-        layers.append(bars.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale).encode(
-            text="text:N", color=alt.value("black")))
-        layers.append(ghosts.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale, color="#dc2626").encode(
-            text=alt.value("dropped")))
-    return alt.layer(*layers).properties(title=title, height=260 * font_scale)
-
-
 def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
                log_x: bool = False, y_title: str | None = None, mark_x: float | None = None,
                log_y: bool = False) -> alt.Chart:

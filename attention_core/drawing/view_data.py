@@ -91,6 +91,9 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0):
     top: send only each row's `top` largest cells (and their keys), for a map drawn only as rows' bars."""
     stack = stack[None] if stack.ndim == 2 else stack  # (F, T, T)
     masked = np.stack([_causal(values, kind) for values in stack])  # (F, T, T)
+    above = np.triu(np.ones(stack.shape[1:], dtype=bool), k=1)
+    if masked.any() and all(np.isin(values[above], (0.0, -np.inf)).all() for values in stack):
+        masked[:] = above  # one causal frame makes all causal (a frame of dropout at p = 1 is all zeros, still causal)
     causal = bool(masked.any(axis=0).any() and masked.all(axis=0).sum() == masked.any(axis=0).sum())
     layout = "top" if top else "lower" if causal else "full"
     codes, shades, keys, legends, domains = [], [], [], [], []
@@ -138,7 +141,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
                  q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
                  parts: tuple = ("matrix", "row", "cell", "arithmetic"), row_title: str = "",
                  also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False,
-                 frames: dict | None = None) -> dict:
+                 frames: dict | None = None, dropped_from: int | None = None) -> dict:
     """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
     a window left None starts centred on the selected cell.
 
@@ -153,7 +156,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     frames: matrix is a stack (F, T, T), one map per value of a control the browser scrubs (a temperature, a
     head, a training step): {"name": the slider's label, "param": its URL parameter, "values": the URL
     values, "labels": the slider's texts, "initial": the starting index}. An `also` map or a vector may be a
-    stack of the same F, or one map for every frame."""
+    stack of the same F, or one map for every frame. dropped_from: which `also` map (1 = the first) holds the
+    weights before dropout; a main-row bar that is 0 where that one is not is marked as dropped."""
     values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
     rows, cols = values.shape[-2:]
     rows_only = "matrix" not in parts and cols > CELLS_MAX  # the bars show at most TOP_KEYS of a long row
@@ -171,7 +175,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
         "font_scale": font_scale, "symbol": symbol, "names": list(names), "commit": commit, "overview": None, "d": 0, "parts": list(parts),
-        "also": [], "vectors": [], "frames": frames,
+        "also": [], "vectors": [], "frames": frames, "dropped_from": dropped_from,
     }
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
         data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale,

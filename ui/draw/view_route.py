@@ -53,14 +53,16 @@ def _payload(key: tuple, _build) -> dict:
 
 def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,
               worked=None, names=("q", "k"), also=(), vectors=(), row_title: str = "",
-              parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False, frames: dict | None = None) -> tuple[int, int]:
+              parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False, frames: dict | None = None,
+              dropped_from: int | None = None) -> tuple[int, int]:
     """Draw `matrix` (T, T) in the view; returns the committed (query, key), 0-based. With `frames`
     (view_data.view_payload's), matrix is a stack (F, T, T) and the browser scrubs it.
 
     worked: (q, k, scores) with q, k (T, d) and scores (T, T), for the worked arithmetic of the selected
     cell, whose rows are called `names`. also: (title, matrix, kind) whose selected row is drawn as more bars; vectors: (name, (T, d))
     printed for the selected query. view_key: one per view on a page. commit: the lesson below uses the
-    returned query and key, so the view offers a button (and Enter) to send them."""
+    returned query and key, so the view offers a button (and Enter) to send them. dropped_from: the
+    `also` row (1 = the first) holding the weights before dropout: the main row marks the ones dropped."""
     values = as_numpy(matrix)  # (T, T) or (F, T, T)
     count = values.shape[-1]
     query, key = committed(count)
@@ -75,14 +77,14 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
                  None if worked is None else tuple(fingerprint(t) for t in worked), tuple(settings.labels[:count]),
                  kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
                  tuple(name for name, *_ in extras), tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
-                 None if frames is None else repr(sorted(frames.items())))
+                 None if frames is None else repr(sorted(frames.items())), dropped_from)
 
     def build():
         q, k, scores = worked if worked is not None else (None, None, None)
         return view_data.view_payload(values, settings.labels[:count], kind, scale_name, title, query + 1, key + 1,
                                       *window, q=q, k=k, scores=scores, font_scale=scale, parts=tuple(parts),
                                       row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit,
-                                      frames=frames)
+                                      frames=frames, dropped_from=dropped_from)
 
     attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key, frames))
     if this_run().downloads:

@@ -242,11 +242,15 @@ function drawBars(v, src, set) {
     bar.row.hidden = j === undefined;
     if (j === undefined) return;
     const n = at(src, state.frame, i, j);
+    const was = src === v.sources[0] && v.meta.dropped_from ? v.sources[v.meta.dropped_from] : null;
+    const wasCode = was ? was.codes[at(was, state.frame, i, j)] : 0;
+    const dropped = was !== null && src.codes[n] === 0 && wasCode > 0; // removed by dropout: say so, not just 0
+    bar.row.classList.toggle("av-dropped", dropped);
     bar.row.classList.toggle("av-selected", j === state.key);
     bar.label.textContent = labelOf(v, j);
     bar.fill.style.width = `${(100 * Math.abs(src.codes[n])) / biggest}%`;
     bar.fill.style.background = src.colours[Math.min(src.shades[n], 254)];
-    bar.value.textContent = formatFixed(src.codes[n], meta.decimals);
+    bar.value.textContent = dropped ? `dropped (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(src.codes[n], meta.decimals);
   });
 }
 
