@@ -134,7 +134,7 @@ def test_bad_dropout_in_url_shows_a_note_and_renders():
 def test_every_rate_travels_at_once_and_each_frame_is_that_rates_dropout():
     at = open_screen("dropout")
     view = views(at)["dropout_view"]
-    assert view["meta"]["frames"]["values"] == RATES and view["meta"]["frames"]["param"] == "dropout"
+    assert view["meta"]["frames"]["dims"][0]["values"] == RATES and view["meta"]["frames"]["dims"][0]["param"] == "dropout"
     book = torch.tensor([[float(t) for t in view_row(view, i, frame=RATES.index(0.5)).values()] for i in range(6)][2])
     assert [f"{v:.4f}" for v in book.tolist()] == ["0.7599", "0.6194", "0.6206"]  # the book's row 3 (seed 123, p = 0.5)
     for rate in (0.2, 0.9):

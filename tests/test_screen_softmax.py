@@ -49,7 +49,7 @@ def test_scale_frames_hold_both_maps_and_the_url_picks_the_formula():
     at = open_screen("softmax")
     scaled = views(at)["scaled"]
     frames = scaled["meta"]["frames"]
-    assert frames["param"] == "scale" and frames["values"] == [1, 0] and frames["initial"] == 0
+    assert frames["dims"][0]["param"] == "scale" and frames["dims"][0]["values"] == [1, 0] and frames["initial"] == 0
     assert list(view_row(scaled, 1, frame=0).values()) == ["0.1500", "0.2264", "0.2199", "0.1311", "0.0906", "0.1820"]
     assert view_row(scaled, 1, frame=1)[0] == "0.1401"  # softmax(omega_21) without scaling, sent beside it
     at = open_screen("softmax", scale=0)

@@ -38,7 +38,7 @@ def test_a_temperature_in_the_url_stays_there_and_names_its_frame():
     at = open_screen("softmax")
     assert "temperature" not in at.query_params  # the default is left out
     frames = _view(at)["meta"]["frames"]
-    assert frames["param"] == "temperature" and frames["values"] == TEMPERATURES  # the view writes τ into the URL
+    assert frames["dims"][0]["param"] == "temperature" and frames["dims"][0]["values"] == TEMPERATURES  # the view writes τ into the URL
     at = open_screen("softmax", temperature=0.5)
     assert at.query_params["temperature"] == "0.5"  # a copied link reopens τ = 0.5
     expected = stages.softmax(_book_v1()["attn_scores"][1] / (2 ** 0.5 * 0.5))

@@ -129,7 +129,7 @@ def test_the_views_sliders_and_a_stack_of_frames_move_in_the_browser(server):
         before = len(sent)
         assert page.locator(".av-slider:not([hidden]) .av-slider-name").all_inner_texts() == \
             ["Temperature τ", "Query token", "Key token"]
-        frame = page.locator("input[data-control=frame]")
+        frame = page.locator("input[data-control=frame0]")
         frame.focus()
         page.keyboard.press("ArrowRight")  # τ 1 -> 2
         hot = tempered(scores, 2.0).double().numpy()

@@ -155,8 +155,9 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     commit: show the button that sends the selection to Python (where the lesson below uses it).
     frames: matrix is a stack (F, T, T), one map per value of a control the browser scrubs (a temperature, a
     head, a training step): {"name": the slider's label, "param": its URL parameter, "values": the URL
-    values, "labels": the slider's texts, "initial": the starting index}. An `also` map or a vector may be a
-    stack of the same F, or one map for every frame. dropped_from: which `also` map (1 = the first) holds the
+    values, "labels": the slider's texts, "initial": the starting index}, or {"dims": [two such dicts without
+    "initial"], "initial": flat index} for a grid (layer × head: F = layers · heads, the first outermost).
+    An `also` map or a vector may be a stack of the same F, or one map for every frame. dropped_from: which `also` map (1 = the first) holds the
     weights before dropout; a main-row bar that is 0 where that one is not is marked as dropped."""
     values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
     rows, cols = values.shape[-2:]
@@ -166,7 +167,9 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     size = min(max(window_size, WINDOW_SIZES[0]), WINDOW_SIZES[-1], rows)
     # The view keeps its own selection across reruns while this id stays: new numbers for the same tokens
     # (another d_out, seed or temperature) keep the query the visitor is looking at.
-    start = None if frames is None else (frames["param"], len(frames["values"]), frames["initial"])
+    if frames is not None and "dims" not in frames:  # one dimension: {name, param, values, labels, initial}
+        frames = {"dims": [{key: frames[key] for key in ("name", "param", "values", "labels")}], "initial": frames["initial"]}
+    start = None if frames is None else (repr(frames["dims"]), frames["initial"])
     selection = repr((rows, cols, kind, query, key, window, window_key, size, start)).encode()
     meta |= {
         "id": hashlib.sha1(selection).hexdigest()[:16], "title": title, "row_title": row_title or title,

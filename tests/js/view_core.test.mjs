@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
   shadeColours, urlWith,
 } from "../../ui/view/view_core.mjs";
 
@@ -104,7 +104,7 @@ test("urlWith writes 1-based view parameters and keeps the others", () => {
   assert.deepEqual(Object.fromEntries(big.searchParams), { query: "3", key: "1", window: "10", window_key: "5", window_size: "48" });
 });
 
-const framed = { ...meta, rows: 4, cols: 4, frames: { name: "Temperature τ", param: "temperature", values: [0.5, 1, 2], labels: ["0.5", "1", "2"], initial: 1 } };
+const framed = { ...meta, rows: 4, cols: 4, frames: { dims: [{ name: "Temperature τ", param: "temperature", values: [0.5, 1, 2], labels: ["0.5", "1", "2"] }], initial: 1 } };
 
 test("frames: the start frame, stepping within the stack, and the URL's value of the frame", () => {
   const s = initialState(framed);
@@ -130,8 +130,8 @@ test("fromSlider maps the sliders' 1-based values to the state, the size slider 
   assert.equal(fromSlider(s, meta, "window", 100).window, 60); // clamped so the window stays inside
   assert.deepEqual(allowedSizes(meta.window_sizes, 50), [32, 40, 48]);
   assert.equal(fromSlider(s, meta, "window_size", 5).size, 64);
-  assert.equal(fromSlider(s, framed, "frame", 3).frame, 2);
-  assert.equal(fromSlider(s, framed, "frame", 9).frame, 2);
+  assert.equal(fromSlider(s, framed, "frame0", 3).frame, 2);
+  assert.equal(fromSlider(s, framed, "frame0", 9).frame, 2);
 });
 
 test("vectorText prints the selected row of the entries Python sent", () => {
@@ -147,4 +147,18 @@ test("topIndex finds a key among the keys a row sent, and refuses the others", (
   assert.equal(topIndex(keys, 4, 0, 7), 2);
   assert.equal(topIndex(keys, 4, 1, 5), 6);
   assert.equal(topIndex(keys, 4, 1, 3), -1);
+});
+
+test("a grid of frames (layer × head): one slider per dimension, the flat index row-major, both in the URL", () => {
+  const grid = { ...meta, rows: 4, cols: 4, frames: { dims: [
+    { name: "Layer", param: "layer", values: [1, 2, 3], labels: ["1", "2", "3"] },
+    { name: "Head", param: "head", values: [1, 2, 3, 4], labels: ["1", "2", "3", "4"] }], initial: 6 } };
+  assert.equal(frameCount(grid.frames), 12);
+  assert.deepEqual(frameParts(grid.frames, 6), [1, 2]);
+  assert.equal(frameFrom(grid.frames, [2, 3]), 11);
+  const s = initialState(grid);
+  assert.equal(fromSlider(s, grid, "frame1", 4).frame, 7); // layer 2, head 4
+  assert.equal(fromSlider(s, grid, "frame0", 3).frame, 10); // layer 3, head 3
+  const url = new URL(urlWith("http://h/gpt2", { ...s, frame: 11 }, false, grid.frames));
+  assert.deepEqual([url.searchParams.get("layer"), url.searchParams.get("head")], ["3", "4"]);
 });

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.drawing import charts, colour, view_data
+from attention_core.lessons.presets import PARAMS
 from ui.byte_cache import one_at_a_time
 from ui.draw.export import download_buttons
 from ui.draw.heatmaps import as_numpy, overview_png
@@ -41,8 +42,9 @@ def _commit(view_key: str, frames: dict | None) -> None:
     for name in SELECTION:
         if isinstance(selection.get(name), int):
             set_value(name, selection[name])
-    if frames is not None and selection.get(frames["param"]) in frames["values"]:
-        set_value(frames["param"], selection[frames["param"]])
+    for dim in (frames or {}).get("dims", [frames] if frames else []):
+        if selection.get(dim["param"]) in dim["values"]:
+            set_value(dim["param"], PARAMS[dim["param"]].kind(selection[dim["param"]]))
 
 
 # At most a few MB each (a 1,024-token map with its overview): a class on one screen shares them.
@@ -88,7 +90,7 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
 
     attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key, frames))
     if this_run().downloads:
-        shown = values if frames is None else values[frames["initial"]]  # the frame Python knows of
+        shown = values if frames is None else values.reshape(-1, count, count)[frames["initial"]]  # the frame Python knows of
         _downloads(shown, settings, kind, scale_name, title)
     return query, key
 

@@ -4,7 +4,7 @@ const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it
 const GRID_PX = 480; // the grid's side; a zoom grid is 384 so that it and the 300 px overview share a centred column
 const BARS_MAX = 32;
 // The view's own sliders: [state field, label]; the window ones show only when the map is zoomed.
-const SLIDERS = [["frame", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
+const SLIDERS = [["frame0", ""], ["frame1", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
 const HELP = "Move the sliders, or focus the map: ↑ ↓ query, ← → key, Shift + arrows move the zoom window, + and − its size. "
   + "Click a cell to pick it; hover a cell for its value.";
@@ -123,9 +123,10 @@ function load(v, data) {
   v.vectors.hidden = !shown.has("cell");
   v.controls.hidden = !shown.has("controls") && !shown.has("matrix");
   for (const [name, { box }] of Object.entries(v.sliders)) {
-    box.hidden = name === "frame" ? !meta.frames : name.startsWith("window") ? !v.zoom : (name === "key" ? meta.cols < 2 : meta.rows < 2);
+    const dim = name.startsWith("frame") ? meta.frames?.dims[Number(name.slice(5))] : null;
+    box.hidden = name.startsWith("frame") ? !dim : name.startsWith("window") ? !v.zoom : (name === "key" ? meta.cols < 2 : meta.rows < 2);
+    if (dim) v.sliders[name].title.textContent = dim.name;
   }
-  if (meta.frames) v.sliders.frame.title.textContent = meta.frames.name;
   v.send.hidden = !meta.commit;
   v.help.textContent = HELP + (meta.commit ? " Enter (or the button) sends this query and key to the lesson below." : "");
   v.readout.hidden = !shown.has("cell");
@@ -214,7 +215,9 @@ function draw(v) {
 function syncSliders(v) {
   const { meta, state } = v;
   const sizes = allowedSizes(meta.window_sizes, Math.min(meta.rows, meta.cols));
-  const values = { frame: [state.frame + 1, meta.frames?.values.length ?? 1, meta.frames?.labels[state.frame] ?? ""],
+  const parts = meta.frames ? frameParts(meta.frames, state.frame) : [];
+  const dimSlider = (d) => { const dim = meta.frames?.dims[d]; return dim ? [parts[d] + 1, dim.values.length, dim.labels[parts[d]]] : [1, 1, ""]; };
+  const values = { frame0: dimSlider(0), frame1: dimSlider(1),
     query: [state.query + 1, meta.rows, labelOf(v, state.query)], key: [state.key + 1, meta.cols, labelOf(v, state.key)],
     window: [state.window + 1, meta.rows - state.size + 1, String(state.window + 1)],
     window_key: [state.windowKey + 1, meta.cols - state.size + 1, String(state.windowKey + 1)],

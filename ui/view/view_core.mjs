@@ -8,6 +8,26 @@ export function cellIndex(layout, cols, i, j) {
   return i * cols + j;
 }
 
+/** How many maps a stack of frames holds: the product of its dimensions (a layer × head grid is two). */
+export function frameCount(frames) {
+  return frames ? frames.dims.reduce((n, dim) => n * dim.values.length, 1) : 1;
+}
+
+/** A flat frame index as one index per dimension (the first dimension outermost), and back. */
+export function frameParts(frames, flat) {
+  const parts = [];
+  for (let d = frames.dims.length - 1; d >= 0; d--) {
+    const n = frames.dims[d].values.length;
+    parts[d] = flat % n;
+    flat = Math.floor(flat / n);
+  }
+  return parts;
+}
+
+export function frameFrom(frames, parts) {
+  return frames.dims.reduce((flat, dim, d) => flat * dim.values.length + parts[d], 0);
+}
+
 /** Where cell (i, j) of frame f sits when Python sent F maps of `rows` × `cols` one after another. */
 export function frameCellIndex(layout, rows, cols, frame, i, j) {
   const at = cellIndex(layout, cols, i, j);
@@ -110,7 +130,7 @@ export function initialState(meta) {
   // The window starts where the URL put it (a shared link shows what its sender saw); without one,
   // centred on the selected cell.
   const start = (v, index, n) => clampWindow(v == null ? index - (size >> 1) : (v | 0) - 1, size, n);
-  const frame = meta.frames ? Math.max(0, Math.min(meta.frames.values.length - 1, meta.frames.initial | 0)) : 0;
+  const frame = meta.frames ? Math.max(0, Math.min(frameCount(meta.frames) - 1, meta.frames.initial | 0)) : 0;
   return { query, key, size, frame, window: start(init.window, query, meta.rows), windowKey: start(init.window_key, key, meta.cols) };
 }
 
@@ -120,7 +140,7 @@ export function move(state, meta, action, by = 1) {
   const step = (v, n) => Math.max(0, Math.min(n - 1, v + by));
   if (action === "query") s.query = step(s.query, meta.rows);
   else if (action === "key") s.key = step(s.key, meta.cols);
-  else if (action === "frame") s.frame = Math.max(0, Math.min((meta.frames?.values.length ?? 1) - 1, s.frame + by));
+  else if (action === "frame") s.frame = Math.max(0, Math.min(frameCount(meta.frames) - 1, s.frame + by));
   else if (action === "window") s.window = clampWindow(s.window + by, s.size, meta.rows);
   else if (action === "window_key") s.windowKey = clampWindow(s.windowKey + by, s.size, meta.cols);
   else if (action === "window_size") {
@@ -138,7 +158,7 @@ export function move(state, meta, action, by = 1) {
 /** The address with the view's state in the app's URL parameters (1-based; window ones only with a zoom). */
 export function urlWith(href, state, zoom, frames = null) {
   const url = new URL(href);
-  if (frames) url.searchParams.set(frames.param, String(frames.values[state.frame]));
+  if (frames) frameParts(frames, state.frame).forEach((n, d) => url.searchParams.set(frames.dims[d].param, String(frames.dims[d].values[n])));
   url.searchParams.set("query", String(state.query + 1));
   url.searchParams.set("key", String(state.key + 1));
   if (zoom) {
@@ -168,7 +188,11 @@ export function fromSlider(state, meta, name, value) {
     const size = sizes[Math.min(n, sizes.length - 1)] ?? state.size;
     return { ...state, size, window: clampWindow(state.window, size, meta.rows), windowKey: clampWindow(state.windowKey, size, meta.cols) };
   }
-  if (name === "frame") return { ...state, frame: Math.min(n, (meta.frames?.values.length ?? 1) - 1) };
+  if (name.startsWith("frame") && meta.frames) { // frame0, frame1: one slider per dimension of the stack
+    const d = Number(name.slice(5)), parts = frameParts(meta.frames, state.frame);
+    parts[d] = Math.min(n, meta.frames.dims[d].values.length - 1);
+    return { ...state, frame: frameFrom(meta.frames, parts) };
+  }
   if (name === "window") return { ...state, window: clampWindow(n, state.size, meta.rows) };
   if (name === "window_key") return { ...state, windowKey: clampWindow(n, state.size, meta.cols) };
   return move({ ...state, [name]: n }, meta, name, 0);

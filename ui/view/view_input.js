@@ -28,7 +28,8 @@ const KEYS = { PageUp: ["frame", -1], PageDown: ["frame", 1], ArrowUp: ["query",
 /** Python learns the selection (one rerun): Enter or the button, never a plain move. */
 function commit(v) {
   const s = v.state;
-  const frame = v.meta.frames ? { [v.meta.frames.param]: v.meta.frames.values[s.frame] } : {};
+  const frame = {};
+  if (v.meta.frames) frameParts(v.meta.frames, s.frame).forEach((n, d) => { frame[v.meta.frames.dims[d].param] = v.meta.frames.dims[d].values[n]; });
   v.setStateValue?.("selection", { query: s.query + 1, key: s.key + 1, window: s.window + 1, window_key: s.windowKey + 1, window_size: s.size, ...frame });
 }
 
