@@ -97,16 +97,21 @@ def screen():
     st.markdown("**What each head does, read off its map** (the rule is in `attention_core/models/head_labels.py`):")
     st.dataframe(grid, width="content", height=35 * (cfg.n_layer + 1) + 3)  # every layer, no inner scroll
 
-    left, right = st.columns(2)
-    with left:
-        ui.clamp("layer", low=1, high=cfg.n_layer, fallback_note=f"Layer {{old}} does not exist (GPT-2 has "
-                 f"{cfg.n_layer}); showing layer {{new}}.")
-        layer = ui.control(st.select_slider, "Layer", "layer", options=list(range(1, cfg.n_layer + 1))) - 1
-    with right:
-        ui.clamp("head", low=1, high=cfg.n_head, fallback_note=f"Head {{old}} does not exist ({cfg.n_head} per "
-                 f"layer); showing head {{new}}.")
-        head = ui.control(st.select_slider, "Head", "head", options=list(range(1, cfg.n_head + 1))) - 1
-
+    layer = ui.clamp("layer", low=1, high=cfg.n_layer, fallback_note=f"Layer {{old}} does not exist (GPT-2 has "
+                     f"{cfg.n_layer}); showing layer {{new}}.") - 1
+    head = ui.clamp("head", low=1, high=cfg.n_head, fallback_note=f"Head {{old}} does not exist ({cfg.n_head} per "
+                    f"layer); showing head {{new}}.") - 1
+    st.subheader("One head up close")
+    st.markdown("Every head of every layer travels at once: the view's Layer and Head sliders (and PageUp / PageDown) "
+                "flip through them in the browser, as do the query and key. Enter (or the button) brings the "
+                "layer, head and query to the lines below.")
+    every = weights.reshape(-1, T, T)  # (layers · heads, T, T): frame = layer · heads + head
+    ui.show_view(every, settings, "weights", "GPT-2 attention weights", view_key="gpt2_view", commit=True,
+                 frames={"dims": [{"name": "Layer", "param": "layer", "values": list(range(1, cfg.n_layer + 1)),
+                                   "labels": [str(n) for n in range(1, cfg.n_layer + 1)]},
+                                  {"name": "Head", "param": "head", "values": list(range(1, cfg.n_head + 1)),
+                                   "labels": [str(n) for n in range(1, cfg.n_head + 1)]}],
+                         "initial": layer * cfg.n_head + head}, labels=labels)
     s = scores[layer][head]
     st.subheader(f"Layer {layer + 1}, head {head + 1}: {head_labels.LABELS[s.label]}")
     cols = st.columns(5)
@@ -116,17 +121,13 @@ def screen():
     st.caption("Average weight, over queries 2 to T, on the token just before, on the first token, on earlier "
                "copies of the query's own token (— when no token repeats) and on itself; spread is the entropy "
                "relative to a uniform row (1 = uniform).")
-    ui.show_matrix(weights[layer, head], settings, "weights", f"layer {layer + 1} head {head + 1}",
-                   row_labels=labels, col_labels=labels)
     with st.expander("Exact values"):
         ui.table(weights[layer, head], f"attn_weights[0, {head}] of layer {layer + 1}", labels, labels)
 
     st.subheader(f"Head view: all {cfg.n_head} heads of layer {layer + 1}")
     ui.draw_image(ui.png_bytes(head_images.model_view(weights[layer:layer + 1], head_px=160)),
                   f"GPT-2 layer {layer + 1}, every head", f"Heads 1 to {cfg.n_head} of layer {layer + 1}, same colours as above.")
-    ui.clamp("query", low=1, high=T, fallback_note=f"Query token {{old}} does not exist ({T} tokens); using {{new}}.")
-    q = ui.control(st.select_slider, "Query token", "query", options=list(range(1, T + 1)),
-                   format_func=lambda i: labels[i - 1]) - 1
+    q, _ = ui.committed(T)
     ui.show_matrix(weights[layer, :, q, : q + 1], settings, "weights",
                    f"layer {layer + 1}: where token {q + 1} looks, per head",
                    row_labels=[f"head {h + 1}" for h in range(cfg.n_head)], col_labels=labels[: q + 1])

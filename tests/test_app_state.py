@@ -2,7 +2,7 @@
 import re
 from pathlib import Path
 
-from conftest import chart_frames, open_screen, page_text
+from conftest import chart_frames, open_screen, page_text, views
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,18 +92,19 @@ MARKDOWN_KINDS = ("markdown", "caption", "title", "header", "subheader", "warnin
 
 def test_html_in_a_sentence_is_shown_as_text():
     # Tokens: "<script>alert", "(", "1", ")", "</script>", "<b>bold</b>"; query 6 puts the last one
-    # into the heading "The context vector of ...", which Streamlit renders as Markdown.
-    at = open_screen("scores", input="sentence", text="<script>alert(1)</script> <b>bold</b>", query="6")
+    # into the mask screen's "... is the last token" line, which Streamlit renders as Markdown.
+    at = open_screen("mask", input="sentence", text="<script>alert(1)</script> <b>bold</b>", query="6")
     assert not at.exception
-    # Where Streamlit shows plain text (widget labels, tables, chart data), the tokens are verbatim.
-    assert at.select_slider(key="query").options[-1] == "6 <b>bold</b>"
+    # Where the app shows plain text (the view's labels, which its JS sets as textContent; tables; chart
+    # data), the tokens are verbatim.
+    assert views(at)["causal"]["meta"]["labels"][-1] == "6 <b>bold</b>"
     table_labels = {str(label) for frame in at.dataframe for label in frame.value.index}
     assert {"<script>alert", "</script>", "<b>bold</b>"} <= {label.split(" ", 1)[-1] for label in table_labels}
     assert any("<script>alert" in frame.to_string() for _, frames in chart_frames(at) for frame in frames)
     # Where Streamlit renders Markdown, the heading holds the escaped form, nothing holds a raw tag,
     # and nothing may render HTML at all.
     markdown = [e for kind in MARKDOWN_KINDS for e in at.get(kind)]
-    assert any(e.value == r"The context vector of 6 \<b\>bold\</b\>" for e in markdown), [e.value for e in markdown]
+    assert any(r"6 \<b\>bold\</b\> is the last token" in e.value for e in markdown), [e.value for e in markdown]
     raw_tag = re.compile(r"(?<!\\)</?(script|b)>")
     assert not [e.value for e in markdown if raw_tag.search(e.value)]
     assert not at.get("html")

@@ -14,7 +14,7 @@ import torch
 from attention_core.book.device import run_with_fallback
 from attention_core.book.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS, tokenize
 from attention_core.lessons.presets import PARAMS, PRESETS
-from conftest import APP, screen_file, open_screen, page_text
+from conftest import APP, screen_file, open_screen, page_text, views
 from screens.registry import BY_NAME, STAGES
 
 BOOK_PRESET = PRESETS["book"]
@@ -23,10 +23,12 @@ BOOK_PRESET = PRESETS["book"]
 # --- helpers -----------------------------------------------------------------------------------
 
 def assert_renders(at, screen: str) -> None:
-    """No exception, the screen's own title (it begins with the navigation's), and at least one chart or image drawn."""
+    """No exception, the screen's own title (it begins with the navigation's), and at least one chart, image
+    or attention view drawn (a view with its data: a broken payload would draw a plain error instead)."""
     assert not at.exception, [e.value for e in at.exception]
     assert at.title and at.title[0].value.startswith(BY_NAME[screen].title), [t.value for t in at.title]
-    assert len(at.get("vega_lite_chart")) + len(at.get("image")) > 0
+    drawn = len(at.get("vega_lite_chart")) + len(at.get("image"))
+    assert drawn + sum(len(view["cells"]) > 0 for view in views(at).values()) > 0
 
 
 def image_captions(at) -> list[str]:
@@ -49,7 +51,8 @@ def has_nan(text: str) -> bool:
 
 
 def query_options(at) -> list[str]:
-    return list(at.select_slider(key="query").options)
+    """The tokens the scores screen's view offers as queries (its JS writes them as text, never HTML)."""
+    return list(views(at)["scores_view"]["meta"]["labels"])
 
 
 def _markdown_elements(at):
@@ -161,13 +164,16 @@ MARKUP = "<b>bold</b> <script>alert(1)</script> <img src=x onerror=alert(1)> **s
 
 
 def test_html_and_markdown_in_a_sentence_are_shown_as_text_never_rendered():
-    # query=1 selects the "<b>bold</b>" token, which the screen interpolates into a heading.
-    at = open_screen("scores", input="sentence", text=MARKUP, query="1")
-    assert_renders(at, "scores")
+    # query=1 selects the "<b>bold</b>" token, which the mask screen interpolates into its prose.
+    at = open_screen("mask", input="sentence", text=MARKUP, query="1")
+    assert_renders(at, "mask")
     assert_no_markup_injected(at)
     headings = [e.value for e in _markdown_elements(at)]
     assert any(r"\<b\>bold\</b\>" in value for value in headings), headings  # interpolated, escaped
-    assert "1 <b>bold</b>" in query_options(at)  # plain text in the widget
+    at = open_screen("scores", input="sentence", text=MARKUP, query="1")
+    assert_renders(at, "scores")
+    assert_no_markup_injected(at)
+    assert "1 <b>bold</b>" in query_options(at)  # plain text in the view
 
 
 # --- URL parameters ----------------------------------------------------------------------------
@@ -231,7 +237,8 @@ def test_heads_that_do_not_divide_d_out_fall_back_with_a_note():
 def test_the_largest_token_count_draws_the_matrix_as_an_image():
     at = open_screen("scores", input="random", tokens="1024")
     assert_renders(at, "scores")
-    assert any("1024 × 1024 drawn as an image" in c for c in image_captions(at)), image_captions(at)
+    meta = views(at)["scores_view"]["meta"]  # an overview image and every cell for the browser's zoom window
+    assert (meta["rows"], meta["cols"]) == (1024, 1024) and "4 × 4 block" in meta["overview"]["blocks"]
 
 
 def test_d_out_of_one_leaves_one_head_with_a_note():
@@ -255,8 +262,7 @@ def test_a_url_value_with_markup_is_shown_literally_in_its_note(params):
 # --- sliders at their ends ---------------------------------------------------------------------
 
 def test_dropout_p_1_drops_everything_and_says_so_without_nan():
-    at = open_screen("dropout")
-    at.slider(key="dropout").set_value(1.0).run()
+    at = open_screen("dropout", dropout="1")
     assert_renders(at, "dropout")
     assert "p = 1: all weights dropped" in notes(at)
     assert "none: all dropped" in [str(m.value) for m in at.get("metric")]
@@ -266,8 +272,7 @@ def test_dropout_p_1_drops_everything_and_says_so_without_nan():
 
 
 def test_dropout_p_0_changes_nothing_and_says_so():
-    at = open_screen("dropout")
-    at.slider(key="dropout").set_value(0.0).run()
+    at = open_screen("dropout", dropout="0")
     assert_renders(at, "dropout")
     assert any("p = 0: nothing is dropped" in i.value for i in at.info)
     assert not has_nan(numbers_text(at))

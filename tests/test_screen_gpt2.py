@@ -5,7 +5,9 @@ import pytest
 from huggingface_hub import constants
 
 from attention_core.models import gpt2
-from conftest import open_screen, page_text
+import torch
+
+from conftest import open_screen, page_text, view_row, views
 from gpt2_tiny import save_tiny
 
 SIZES = {"n_layer": 2, "n_head": 4, "n_embd": 64, "n_positions": 80}
@@ -60,13 +62,19 @@ def test_layer_and_head_come_from_the_url_and_bad_ones_fall_back(tiny):
     assert "Layer 1, head 3:" in page_text(at)
 
 
-def test_the_pickers_change_the_enlarged_head_and_the_url(tiny):
-    at = open_screen("gpt2")
-    at.select_slider(key="head").set_value(4).run()
-    at.select_slider(key="layer").set_value(2).run()
-    assert not at.exception
-    assert "Layer 2, head 4:" in page_text(at)
-    assert at.query_params["layer"] == "2" and at.query_params["head"] == "4"
+def test_every_layer_and_head_travel_in_the_view_and_the_url_picks_the_first(tiny):
+    at = open_screen("gpt2", text="the cat sat on the mat", layer=2, head=4)
+    assert not at.exception and "Layer 2, head 4:" in page_text(at)
+    view = views(at)["gpt2_view"]
+    frames = view["meta"]["frames"]
+    assert [d["param"] for d in frames["dims"]] == ["layer", "head"] and frames["initial"] == 1 * 4 + 3
+    model = gpt2.load_dir(tiny)
+    ids = gpt2.load_tokenizer(tiny).encode("the cat sat on the mat")
+    weights = torch.stack(model.attention_weights(torch.tensor([ids])))[:, 0]  # (layers, heads, T, T)
+    for layer, head in ((0, 0), (1, 3), (1, 2)):
+        for query in (0, 3, 6):
+            sent = view_row(view, query, frame=layer * 4 + head)
+            assert list(sent.values()) == [f"{w:.4f}" for w in weights[layer, head, query, : query + 1].tolist()]
 
 
 def test_a_new_sentence_is_tokenized_and_shared(tiny):

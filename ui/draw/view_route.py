@@ -56,17 +56,19 @@ def _payload(key: tuple, _build) -> dict:
 def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,
               worked=None, names=("q", "k"), also=(), vectors=(), row_title: str = "",
               parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False, frames: dict | None = None,
-              dropped_from: int | None = None) -> tuple[int, int]:
+              dropped_from: int | None = None, labels=None) -> tuple[int, int]:
     """Draw `matrix` (T, T) in the view; returns the committed (query, key), 0-based. With `frames`
     (view_data.view_payload's), matrix is a stack (F, T, T) and the browser scrubs it.
 
     worked: (q, k, scores) with q, k (T, d) and scores (T, T), for the worked arithmetic of the selected
     cell, whose rows are called `names`. also: (title, matrix, kind) whose selected row is drawn as more bars; vectors: (name, (T, d))
     printed for the selected query. view_key: one per view on a page. commit: the lesson below uses the
-    returned query and key, so the view offers a button (and Enter) to send them. dropped_from: the
+    returned query and key, so the view offers a button (and Enter) to send them. labels: the tokens'
+    names (default: the sidebar's). dropped_from: the
     `also` row (1 = the first) holding the weights before dropout: the main row marks the ones dropped."""
     values = as_numpy(matrix)  # (T, T) or (F, T, T)
     count = values.shape[-1]
+    labels = list(labels or settings.labels[:count])
     query, key = committed(count)
     scale_name = colour.weight_scale(settings.colour, count) if kind == "weights" else "absolute"
     extras = tuple((name, as_numpy(m), k, colour.weight_scale(settings.colour, count) if k == "weights" else "absolute")
@@ -76,14 +78,14 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
     window = (value("window"), value("window_key"), value("window_size"))
     scale = font_scale()
     cache_key = (fingerprint(values), tuple(fingerprint(m) for _, m, *_ in extras), tuple(fingerprint(v) for _, v, *_ in vecs),
-                 None if worked is None else tuple(fingerprint(t) for t in worked), tuple(settings.labels[:count]),
+                 None if worked is None else tuple(fingerprint(t) for t in worked), tuple(labels),
                  kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
                  tuple(name for name, *_ in extras), tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
                  None if frames is None else repr(sorted(frames.items())), dropped_from)
 
     def build():
         q, k, scores = worked if worked is not None else (None, None, None)
-        return view_data.view_payload(values, settings.labels[:count], kind, scale_name, title, query + 1, key + 1,
+        return view_data.view_payload(values, labels, kind, scale_name, title, query + 1, key + 1,
                                       *window, q=q, k=k, scores=scores, font_scale=scale, parts=tuple(parts),
                                       row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit,
                                       frames=frames, dropped_from=dropped_from)
@@ -91,14 +93,13 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
     attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key, frames))
     if this_run().downloads:
         shown = values if frames is None else values.reshape(-1, count, count)[frames["initial"]]  # the frame Python knows of
-        _downloads(shown, settings, kind, scale_name, title)
+        _downloads(shown, labels, kind, scale_name, title)
     return query, key
 
 
-def _downloads(values: np.ndarray, settings: Settings, kind: str, weight_scale: str, title: str) -> None:
+def _downloads(values: np.ndarray, labels: list, kind: str, weight_scale: str, title: str) -> None:
     """PNG (and SVG below 64 tokens) of the whole map and its CSV, as under every other chart."""
-    labels = settings.labels[: values.shape[0]]
-    table = lambda: pd.DataFrame(values, index=labels, columns=settings.labels[: values.shape[1]])  # noqa: E731
+    table = lambda: pd.DataFrame(values, index=labels, columns=labels)  # noqa: E731
     if max(values.shape) <= charts.ALTAIR_MAX:
         spec = charts.finished(charts.heatmap(values, labels, labels, kind, title, weight_scale=weight_scale), 1.0)
         download_buttons(title, spec=spec, table=table)
