@@ -28,15 +28,12 @@ d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 @ui.fragment
 def screen():
     """The controls and all they change: moving one reruns only this part, not the sidebar."""
-    left, right = st.columns(2)
-    with left:
-        if trained:
-            num_heads = trained_h["mha"]["attn_weights"].shape[1]
-            st.caption(f"num_heads: {num_heads} (fixed by the trained model)")
-        else:
-            num_heads = ui.heads_picker(d_out)
-    with right:
-        q = ui.query_picker(settings)
+    if trained:
+        num_heads = trained_h["mha"]["attn_weights"].shape[1]
+        st.caption(f"num_heads: {num_heads} (fixed by the trained model)")
+    else:
+        num_heads = ui.heads_picker(d_out)
+    q, _ = ui.committed(T)
     head_dim = d_out // num_heads
     if not ui.predict_first("heads", settings, d_in=d_in, d_out=d_out, num_heads=num_heads):
         st.stop()
@@ -66,19 +63,21 @@ def screen():
                 with col:
                     ui.show_matrix(mha["attn_weights"][0, i], settings, "weights", f"head {i + 1}", selected_row=q,
                                    legend=i == 0)
-        if T > 64:
-            ui.zoom_view(mha["attn_weights"][0, 0], settings, "weights", "head 1")
         if T > 64 and not trained:
             st.caption(f"These untrained heads spread their weight almost evenly: the last row of head 1 gives its "
                        f"largest weight {float(mha['attn_weights'][0, 0, -1].max()):.4f}, where an even spread over {T} "
                        "tokens gives " f"{1 / T:.4f}. On a 0 … 1 scale every cell would be the colour of zero, so the "
                        "maps colour each weight against an even share; the speckle is each query liking some keys a "
                        "little more or less than the even share, by chance (no head has learned a pattern yet).")
-        st.markdown(f"**The row of query token {q + 1} in each head** (how it spreads its attention over earlier "
-                    "tokens):")
-        for i, tab in enumerate(st.tabs([f"head {i + 1}" for i in range(shown)])):
-            with tab:
-                ui.show_row(mha["attn_weights"][0, i], settings, f"head {i + 1}: weights of the selected query", row=q)
+        head = ui.clamp("head", low=1, high=num_heads, fallback_note=f"Head {{old}} does not exist ({num_heads} heads); "
+                        "showing head {new}.") - 1
+        st.markdown("**One head up close**: the view flips through every head in the browser (its Head slider, or "
+                    "PageUp / PageDown), with the query and key." + (" Above 64 tokens it sends each row's 32 largest "
+                                                                     "weights, the ones its bars show." if T > 64 else ""))
+        ui.show_view(mha["attn_weights"][0], settings, "weights", "attn_weights of one head", view_key="heads_view",
+                     parts=("matrix", "row", "cell") if T <= 64 else ("row", "cell"), commit=True,
+                     frames={"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
+                             "labels": [str(n) for n in range(1, num_heads + 1)], "initial": head})
 
     st.subheader("Cutting d_out into heads")
     plural = "head" if num_heads == 1 else "heads"

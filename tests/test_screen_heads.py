@@ -1,7 +1,7 @@
 """AppTest: the multi-head screen shows the book's numbers, offers only divisors, reacts to its controls."""
 import pytest
 
-from conftest import chart_specs, charts_drawn, open_screen, page_text
+from conftest import chart_specs, charts_drawn, open_screen, page_text, view_row, views
 
 
 def metrics(at) -> dict:
@@ -22,7 +22,14 @@ def test_book_preset_shows_the_books_context_vectors_and_shapes():
     assert "2,360,064" in text  # GPT-2 small's MultiHeadAttention, from lesson.mha_parameter_count
     assert "21,233,664" in text  # the wrapper at GPT-2 small: 12 full-width heads
     assert metrics(at) == {"num_heads": "2", "head_dim": "1", "d_out": "2", "parameters (MultiHeadAttention)": "24"}
-    assert len(chart_specs(at)) == 2 + 2  # one heatmap per head, one query-row bar chart per head tab
+    assert len(chart_specs(at)) == 2  # one heatmap per head; each head's rows are in the view
+    view = views(at)["heads_view"]  # every head's weights, each the book's MultiHeadAttention's (seed 123)
+    from attention_core.book.inputs import BOOK_INPUTS
+    from attention_core.lessons import traces
+    weights = traces.heads_trace(BOOK_INPUTS, 2, 2, 123, 6, "cpu")["mha"]["attn_weights"][0]  # (heads, T, T)
+    for head in (0, 1):
+        for query in range(6):
+            assert list(view_row(view, query, frame=head).values()) == [f"{w:.4f}" for w in weights[head, query, :query + 1].tolist()]
 
 
 def test_heads_picker_offers_only_divisors_and_changes_the_screen():
@@ -35,13 +42,15 @@ def test_heads_picker_offers_only_divisors_and_changes_the_screen():
     assert metrics(at)["head_dim"] == "3" and metrics(at)["num_heads"] == "4"
     assert "d_out = 12 split into 4 heads of head_dim 3" in page_text(at)
     assert (page_text(at), charts_drawn(at)) != before
-    assert len(chart_specs(at)) == 4 + 4
+    assert len(chart_specs(at)) == 4  # one map per head; the rows are in the view, which flips through the heads
+    frames = views(at)["heads_view"]["meta"]["frames"]
+    assert frames["dims"][0]["values"] == [1, 2, 3, 4] and frames["dims"][0]["param"] == "head"
 
 
 def test_query_picker_changes_the_screen():
     at = open_screen("heads")
     before = (page_text(at), charts_drawn(at))
-    at.select_slider(key="query").set_value(5).run()
+    at = open_screen("heads", query=5)
     assert not at.exception
     assert (page_text(at), charts_drawn(at)) != before
     assert "The query of token 5" in page_text(at) and "q^{(5)}" in page_text(at)
@@ -56,6 +65,8 @@ def test_gpt2_small_renders_with_12_heads_of_64():
     assert "(1, 12, 1024, 64)" in text and "(1, 1024, 9216)" in text and "(1, 1024, 768)" in text
     heads = [im for im in at.get("image") if "head" in str(im.proto)]
     assert len(heads) == 12  # 1024 tokens: every head drawn as an image, not Altair cells
+    view = views(at)["heads_view"]
+    assert view["meta"]["layout"] == "top" and len(view["cells"]) == 12 * 1024 * 32  # each row's 32 largest, per head
 
 
 # The documented fallback (ui.clamp): the preset's value when it divides d_out, else the default's,
@@ -108,7 +119,7 @@ def test_a_query_move_at_gpt2_size_re_uses_the_encoded_images(monkeypatch):
     first = [image.proto.imgs[0].url for image in at.get("image")]
     assert len(first) >= 12 and encoded
     encoded.clear()
-    at.select_slider(key="query").set_value(500).run()
+    at = open_screen("heads", preset="gpt2-small", query=500)  # the query the lesson follows, committed
     assert not at.exception
     assert encoded == []
     assert [image.proto.imgs[0].url for image in at.get("image")] == first
@@ -118,6 +129,8 @@ def _shown_in_order(node, skip_expander: str):
     """(kind, text) of every element under node in page order, leaving out expanders with that label."""
     for child in getattr(node, "children", {}).values():
         if type(child).__name__ == "Expander" and child.label == skip_expander:
+            continue
+        if type(child).__name__ == "UnknownElement":  # the attention view: weights only (views() reads them)
             continue
         if hasattr(child, "children") and child.children:
             yield from _shown_in_order(child, skip_expander)

@@ -121,7 +121,7 @@ function load(v, data) {
   [v.maps, v.legend].forEach((e) => { e.hidden = !shown.has("matrix"); });
   v.rowsBox.hidden = !shown.has("row");
   v.vectors.hidden = !shown.has("cell");
-  v.controls.hidden = !shown.has("controls") && !shown.has("matrix");
+  v.controls.hidden = false; // every view keeps its sliders, rows-only ones too
   for (const [name, { box }] of Object.entries(v.sliders)) {
     const dim = name.startsWith("frame") ? meta.frames?.dims[Number(name.slice(5))] : null;
     box.hidden = name.startsWith("frame") ? !dim : name.startsWith("window") ? !v.zoom : (name === "key" ? meta.cols < 2 : meta.rows < 2);
