@@ -1,6 +1,7 @@
 """What heads learn: a tiny model made of the book's MultiHeadAttention, trained on toy tasks."""
 import pandas as pd
 import streamlit as st
+import torch
 
 import ui
 from attention_core.drawing.training_charts import probe_labels
@@ -71,9 +72,11 @@ def trained_view():
 
     with st.container():  # one block: a slide shows the heading, the pickers and the map together
         st.subheader("Look closer: one head")
-        layer, head = ui.look_closer_pickers(task, L, H)
-        ui.show_matrix(weights[layer - 1, head - 1], settings, "weights", f"layer {layer}, head {head}",
-                       row_labels=labels, col_labels=labels)
+        layer, head = ui.look_closer(task, L, H)
+        ui.show_view(weights.reshape(-1, *weights.shape[-2:]) if typed else
+                     torch.stack([run.snapshots[s].float() for s in steps]).reshape(-1, *weights.shape[-2:]),
+                     settings, "weights", f"the {task} model on the probe", view_key="trained_view", commit=True,
+                     labels=labels, frames=ui.look_closer_frames(L, H, None if typed else (steps, step), layer, head))
 
     if task == "repeat":
         st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from ui import trained_models as models
-from conftest import chart_specs, open_screen, page_text
+from conftest import chart_specs, open_screen, page_text, view_row, views
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 
@@ -130,7 +130,8 @@ def test_heads_screen_with_trained_weights():
     text = page_text(at)
     assert "Trained weights: layer 1" in text and "(1, 4, 32, 32)" in text and "(1, 4, 32, 16)" in text
     layer_1 = chart_specs(at)
-    assert len(layer_1) == 4 + 4  # four head maps, four query rows
+    assert len(layer_1) == 4  # four head maps; their rows are in the view
+    assert views(at)["heads_view"]["meta"]["frames"]["dims"][0]["values"] == [1, 2, 3, 4]
     assert "32 S" in str(layer_1[0])  # the probe's 32nd token, a symbol of the repeat task
     at.select_slider(key="layer").set_value(2).run()
     assert "Trained weights: layer 2" in page_text(at) and chart_specs(at)[0] != layer_1[0]
@@ -144,14 +145,37 @@ def test_look_closer_opens_on_the_strongest_head_and_a_chosen_head_stays():
                                           "repeat")
     assert (expected[0], expected[1]) != (0, 0) and expected[2] in ("induction", "previous")
     at = open_screen("trained")
-    assert (at.select_slider(key="layer").value, at.select_slider(key="head").value) == (expected[0] + 1,
-                                                                                          expected[1] + 1)
+    assert opened_on(at) == (expected[0] + 1, expected[1] + 1)
     assert f"Head {expected[0] + 1}.{expected[1] + 1} is this model's strongest" in page_text(at)
-    at.select_slider(key="head").set_value(1).run()
-    at.select_slider(key="layer").set_value(1).run()  # the student picks 1.1: it stays
-    assert (at.select_slider(key="layer").value, at.select_slider(key="head").value) == (1, 1)
+    at.session_state["keep:layer"], at.session_state["keep:head"] = 1, 1  # the student commits 1.1 in the view
+    at.run()
+    assert opened_on(at) == (1, 1)  # it stays
     chosen = open_screen("trained", head=3)  # a head named in the URL wins
-    assert chosen.select_slider(key="head").value == 3 and chosen.select_slider(key="layer").value == 1
+    assert opened_on(chosen) == (1, 3)
+
+
+def opened_on(at) -> tuple[int, int]:
+    """The (layer, head) the Look closer view opens on, from its frames (training step × layer × head)."""
+    frames = views(at)["trained_view"]["meta"]["frames"]
+    layers, heads = (len(d["values"]) for d in frames["dims"][1:])
+    flat = frames["initial"] % (layers * heads)
+    return flat // heads + 1, flat % heads + 1
+
+
+def test_look_closer_scrubs_every_snapshot_of_every_head_in_the_browser():
+    from attention_core.models import training
+    run = training.load_run("repeat")
+    view = views(open_screen("trained"))["trained_view"]
+    steps = sorted(run.snapshots)
+    dims = view["meta"]["frames"]["dims"]
+    assert [d["param"] for d in dims] == ["step", "layer", "head"] and dims[0]["values"][-1] == -1
+    assert view["meta"]["frames"]["initial"] // 8 == len(steps) - 1  # opens on the last step
+    for at_step, layer, head in ((0, 0, 0), (len(steps) // 2, 1, 2), (len(steps) - 1, 1, 3)):
+        snapshot = run.snapshots[steps[at_step]].float()  # (layers, heads, T, T)
+        frame = (at_step * 2 + layer) * 4 + head
+        for query in (0, 17, 31):
+            expected = [f"{w:.4f}" for w in snapshot[layer, head, query, :query + 1].tolist()]
+            assert list(view_row(view, query, frame=frame).values()) == expected
 
 
 def test_strongest_head_takes_the_highest_previous_token_or_lookup_score():

@@ -29,7 +29,7 @@ from ui.state import clamp, control, fragment, init_state, note, set_value, sync
 from ui.teach.quiz import exercises, predict_first
 from ui.teach.readers import reader_questions
 from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, job_progress,
-                               look_closer_pickers, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
+                               look_closer, look_closer_frames, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
                                trained_run, training_job, training_step_options)
 from ui.weights_source import heads_weights
 
@@ -40,7 +40,7 @@ __all__ = [
     "zoom_view", "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "heads_weights", "reader_questions",
-    "curves", "head_grid", "look_closer_pickers", "show_repeated_probe", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
+    "curves", "head_grid", "look_closer", "look_closer_frames", "show_repeated_probe", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",

@@ -166,8 +166,8 @@ def trained_heads(settings, layer: int, task: str = "repeat"):
     return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": out_proj_parameter_count(d)}
 
 
-def look_closer_pickers(task: str, layers: int, heads: int) -> tuple[int, int]:
-    """The layer and head pickers of Look closer (1-based values), opening on the task's strongest head.
+def look_closer(task: str, layers: int, heads: int) -> tuple[int, int]:
+    """The layer and head Look closer opens on (1-based), first the task's strongest head.
 
     A first look at a task opens on its most striking head, not on 1.1, unless the URL or the student
     already picked one. Says in a caption which head that is and why."""
@@ -181,12 +181,24 @@ def look_closer_pickers(task: str, layers: int, heads: int) -> tuple[int, int]:
     name = head_scores.SCORE_NAMES[kind]
     st.caption(f"Head {layer_0 + 1}.{head_0 + 1} is this model's strongest {name} head ({name} score "
                f"{strength:.2f} on a fresh batch of 256 sequences); the screen opens on it.")
-    clamp("layer", low=1, high=layers, fallback_note=f"Layer {{old}} does not exist ({layers} layers); showing layer {{new}}.")
-    clamp("head", low=1, high=heads, fallback_note=f"Head {{old}} does not exist ({heads} heads); showing head {{new}}.")
-    left, right = st.columns(2)
-    layer = control(left.select_slider, "Look closer: layer", "layer", options=list(range(1, layers + 1))) \
-        if layers > 1 else 1
-    return layer, control(right.select_slider, "head", "head", options=list(range(1, heads + 1)))
+    layer = clamp("layer", low=1, high=layers, fallback_note=f"Layer {{old}} does not exist ({layers} layers); showing layer {{new}}.")
+    head = clamp("head", low=1, high=heads, fallback_note=f"Head {{old}} does not exist ({heads} heads); showing head {{new}}.")
+    return layer, head
+
+
+def look_closer_frames(layers: int, heads: int, steps, layer: int, head: int) -> dict:
+    """The attention view's frames for Look closer: every (training step,) layer and head at once, so the
+    browser scrubs them. steps: (the snapshots' steps, the step shown) or None for a typed probe."""
+    dims = [{"name": "Layer", "param": "layer", "values": list(range(1, layers + 1)),
+             "labels": [str(n) for n in range(1, layers + 1)]},
+            {"name": "Head", "param": "head", "values": list(range(1, heads + 1)), "labels": [str(n) for n in range(1, heads + 1)]}]
+    start = (layer - 1) * heads + head - 1
+    if steps is not None:
+        every, shown = steps
+        values = every[:-1] + [-1]  # -1 = the last step, as the step slider's URL value
+        dims.insert(0, {"name": "Training step", "param": "step", "values": values, "labels": [f"{s:,}" for s in every]})
+        start += every.index(shown) * layers * heads
+    return {"dims": dims, "initial": start}
 
 
 def show_repeated_probe(ids, symbols: str) -> None:

@@ -91,6 +91,8 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
                                       frames=frames, dropped_from=dropped_from)
 
     attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key, frames))
+    if scale_name == "share" and kind == "weights":
+        st.caption(colour.SHARE_WORDS)
     if this_run().downloads:
         shown = values if frames is None else values.reshape(-1, count, count)[frames["initial"]]  # the frame Python knows of
         _downloads(shown, labels, kind, scale_name, title)

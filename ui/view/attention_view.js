@@ -4,7 +4,7 @@ const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it
 const GRID_PX = 480; // the grid's side; a zoom grid is 384 so that it and the 300 px overview share a centred column
 const BARS_MAX = 32;
 // The view's own sliders: [state field, label]; the window ones show only when the map is zoomed.
-const SLIDERS = [["frame0", ""], ["frame1", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
+const SLIDERS = [["frame0", ""], ["frame1", ""], ["frame2", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
 const HELP = "Move the sliders, or focus the map: ↑ ↓ query, ← → key, Shift + arrows move the zoom window, + and − its size. "
   + "Click a cell to pick it; hover a cell for its value.";
@@ -217,7 +217,7 @@ function syncSliders(v) {
   const sizes = allowedSizes(meta.window_sizes, Math.min(meta.rows, meta.cols));
   const parts = meta.frames ? frameParts(meta.frames, state.frame) : [];
   const dimSlider = (d) => { const dim = meta.frames?.dims[d]; return dim ? [parts[d] + 1, dim.values.length, dim.labels[parts[d]]] : [1, 1, ""]; };
-  const values = { frame0: dimSlider(0), frame1: dimSlider(1),
+  const values = { frame0: dimSlider(0), frame1: dimSlider(1), frame2: dimSlider(2),
     query: [state.query + 1, meta.rows, labelOf(v, state.query)], key: [state.key + 1, meta.cols, labelOf(v, state.key)],
     window: [state.window + 1, meta.rows - state.size + 1, String(state.window + 1)],
     window_key: [state.windowKey + 1, meta.cols - state.size + 1, String(state.windowKey + 1)],
