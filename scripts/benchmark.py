@@ -6,9 +6,11 @@
 1. In headless Chromium, the time from a slider key press to the last change on the page (main
    area and sidebar), for EVERY slider of every stage screen, the sidebar's included, with the book
    preset, GPT-2 small and 512 random tokens.
-2. The same for the floor (scripts/floor_app.py: one slider and a caption in a fragment) and for a
+2. Every move the browser handles (each slider of each attention view, on every stage screen and
+   /trained): key press to the view's redraw, and to the next frame; and the messages sent to the server.
+3. The same for the floor (scripts/floor_app.py: one slider and a caption in a fragment) and for a
    straightforward full-matrix Altair heatmap page (scripts/baseline_heatmap_app.py).
-3. The compute time of each stage's lesson function on this machine's device, and the course's
+4. The compute time of each stage's lesson function on this machine's device, and the course's
    MultiHeadAttention forward against torch.nn.MultiheadAttention(need_weights=True) at GPT-2 small size.
 
 Needs the dev requirements (playwright) and Chromium (/usr/bin/chromium or $CHROMIUM). It is a
@@ -37,6 +39,7 @@ from attention_core.book.modules import MultiHeadAttention  # noqa: E402
 from attention_core.book.seeding import build_seeded  # noqa: E402
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle  # noqa: E402
 from screens.registry import STAGES  # noqa: E402
+from view_moves import median_max, view_moves  # noqa: E402
 
 SCREENS = [s.url_path for s in STAGES]
 CONFIGS = {"book": "", "gpt2-small": "preset=gpt2-small", "512 tokens": "input=random&tokens=512"}
@@ -89,6 +92,8 @@ INSTALL = """(key) => {
 }"""
 FINISHED = """(quiet) => {
   const b = window.__bench;
+  const drawn = window.__attentionViewDrawn || 0;  // an attention view redraws a canvas: no DOM change to observe
+  if (b.t0 !== null && drawn > b.t0) b.last = Math.max(b.last, drawn);
   if (b.done === null || document.querySelector('[data-testid="stSkeleton"]')) return false;
   if ([...document.querySelectorAll('[data-testid="stMain"] img')].some(i => !i.complete)) return false;
   return performance.now() - Math.max(b.done, b.last) > quiet;
@@ -258,6 +263,56 @@ def browser_section(moves: int, quick: bool, lines: list[str]) -> dict:
     return {"floor": floor_ms, "rows": app_rows, "baseline_512": baseline_512}
 
 
+VIEW_SCREENS = SCREENS + ["trained"]
+VIEW_TARGET_MS = 16  # one frame
+
+
+def view_section(presses: int, lines: list[str]) -> dict:
+    """Every slider of every attention view, per setting and screen; returns the rows for the summary."""
+    from playwright.sync_api import sync_playwright
+    rows = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            with serve(ROOT / "app.py") as base:
+                for config, query in CONFIGS.items():
+                    if config == "512 tokens":
+                        continue
+                    for screen in VIEW_SCREENS:
+                        url = f"{base}/{screen}" + (f"?{query}" if query else "")
+                        rows[config, screen] = view_moves(browser, url, presses, wait_idle)
+                        worst = max((statistics.median(r["drawn"]) for r in rows[config, screen] if r["drawn"]), default=None)
+                        print(f"  view moves {config:>10} /{screen}: worst median {worst} ms", file=sys.stderr)
+        finally:
+            browser.close()
+    lines += ["", "### Moves the browser handles: key press → drawn, and → the next frame", "",
+              f"Each slider of each attention view, {presses} presses (→ → ← ←, 20 ms apart). drawn: the view's "
+              "redraw has finished; frame: the next animation frame has started (headless Chromium paces frames "
+              "itself, so this adds up to one frame interval of waiting). Messages: what the page sent to the server "
+              "meanwhile.", "",
+              "| setting | screen | view | slider | drawn median / max ms | frame median / max ms | presses | messages |",
+              "|---|---|---|---|---:|---:|---:|---:|"]
+    for (config, screen), found in rows.items():
+        for r in found:
+            lines.append(f"| {config} | /{screen} | {r['view']} | {r['name']} | {median_max(r['drawn'])} | "
+                         f"{median_max(r['frame'])} | {len(r['drawn'])} | {r['sent']} |")
+    return rows
+
+
+def view_readme_table(rows: dict) -> list[str]:
+    out = [f"| setting | screen | browser-handled sliders | worst median key → drawn ms | worst median key → next "
+           f"frame ms | messages sent | target | meets |", "|---|---|---:|---:|---:|---:|---|---|"]
+    for (config, screen), found in rows.items():
+        drawn = [statistics.median(r["drawn"]) for r in found if r["drawn"]]
+        frame = [statistics.median(r["frame"]) for r in found if r["frame"]]
+        worst = max(drawn, default=None)
+        ok = worst is not None and worst <= VIEW_TARGET_MS and not sum(r["sent"] for r in found)
+        out.append(f"| {config} | /{screen} | {len(drawn)} | {'–' if worst is None else f'{worst:.1f}'} | "
+                   f"{'–' if not frame else f'{max(frame):.1f}'} | {sum(r['sent'] for r in found)} | "
+                   f"≤ {VIEW_TARGET_MS} ms, 0 messages | {'yes' if ok else '**no**'} |")
+    return out
+
+
 def readme_table(result: dict) -> list[str]:
     """The README's summary: per setting and screen, the range of the sliders' medians and the worst one."""
     out = ["| setting | screen | screen sliders: median ms | sidebar sliders: median ms | target (screen / sidebar) "
@@ -353,10 +408,14 @@ def main() -> None:
     parser.add_argument("--skip-browser", action="store_true", help="only the compute figures")
     parser.add_argument("--skip-compute", action="store_true", help="only the browser figures")
     parser.add_argument("--screens", nargs="+", choices=SCREENS, help="only these stage screens (default all)")
+    parser.add_argument("--presses", type=int, default=20, help="presses per browser-handled slider (default 20)")
+    parser.add_argument("--skip-views", action="store_true", help="leave out the browser-handled moves")
+    parser.add_argument("--views-only", action="store_true", help="only the browser-handled moves")
     parser.add_argument("--configs", nargs="+", choices=list(CONFIGS), help="only these settings (default all)")
     args = parser.parse_args()
     if args.screens:
         SCREENS[:] = args.screens
+        VIEW_SCREENS[:] = args.screens
     for config in set(CONFIGS) - set(args.configs or CONFIGS):
         del CONFIGS[config]
     repeats = args.repeats or (3 if args.quick else 10)
@@ -370,8 +429,13 @@ def main() -> None:
              f"- {versions()}", ""]
     lines = ["## Details", ""]
     if not args.skip_browser:
-        result = browser_section(repeats, args.quick, lines)
-        header += ["## Summary (for the README)", "", *readme_table(result), ""]
+        header += ["## Summary (for the README)", ""]
+        if not args.skip_views:
+            moves = view_section(args.presses, lines)
+            header += ["Moves the browser handles:", "", *view_readme_table(moves), ""]
+        if not args.views_only:
+            result = browser_section(repeats, args.quick, lines)
+            header += ["Moves that rerun on the server:", "", *readme_table(result), ""]
     lines = header + lines
     if not args.skip_compute:
         compute_section(device, repeats, args.quick, lines)

@@ -34,21 +34,28 @@ def test_every_screen_loads_without_an_exception(server, screen):
             assert heading.startswith(screen.title), heading
 
 
-def test_a_slider_moved_by_keyboard_updates_the_chart_and_the_url_and_survives_a_reload(server):
+def test_the_views_query_slider_draws_in_the_browser_writes_the_url_and_survives_a_reload(server):
     with chromium_page() as page:
+        sent = []
+        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
         page.goto(f"{server}/scores")
         wait_idle(page)
-        latex_before = page.locator('[data-testid="stMarkdownContainer"] .katex').first.inner_text()
-        page.locator(".st-key-query input[type=range]").focus()
+        worked = page.locator(".av-arith").first
+        # The cell worked by hand: ω(2,1) = x2·x1 = 0.9544 becomes ω(3,1) = x3·x1 = 0.9422 (the book's scores).
+        assert worked.inner_text() == "ω(2,1) = x2·x1 = 0.5500×0.4300 + 0.8700×0.1500 + 0.6600×0.8900 = 0.9544"
+        before = len(sent)
+        page.locator("input[data-control=query]").first.focus()
         page.keyboard.press("ArrowRight")
+        assert worked.inner_text().startswith("ω(3,1) = x3·x1 = ") and worked.inner_text().endswith("= 0.9422")
+        page.wait_for_function("location.search.includes('query=3')", timeout=5_000)
+        assert len(sent) == before  # drawn in the browser: nothing went to the server
+        page.keyboard.press("Enter")  # commit: Python learns the query (one rerun)
         wait_idle(page)
-        assert "query=3" in page.url
-        # "One cell, by hand": ω₂,₁ = x⁽²⁾·x⁽¹⁾ = 0.9544 becomes ω₃,₁ = x⁽³⁾·x⁽¹⁾ = 0.9422 (the book's scores).
-        assert "0.9544" in latex_before
-        assert "0.9422" in page.locator('[data-testid="stMarkdownContainer"] .katex').first.inner_text()
+        assert len(sent) > before and exceptions(page) == []
         page.reload()
         wait_idle(page)
-        assert page.locator(".st-key-query input[type=range]").input_value() == "2"  # index of token 3
+        assert page.locator("input[data-control=query]").first.input_value() == "3"
+        assert page.locator(".av-arith").first.inner_text().endswith("= 0.9422")
 
 
 def test_a_sidebar_control_leaves_the_book_preset_and_is_shared_across_screens(server):

@@ -23,7 +23,8 @@ from cluster import COOKIE, app_servers, balancer, cluster, haproxy_binary, rend
 from load.protocol import Student
 from load.students import timed
 
-SCREEN = "scores?input=random&tokens=80"
+SCREEN = "mask?input=random&tokens=80"  # its maps of 80 tokens are images from the media store
+VIEW_QUERY = "input[data-control=query]"  # the attention view's query slider (drawn in the browser)
 MEDIA_IMAGES = "[...document.images].filter(i => i.src.includes('/media/'))"
 
 
@@ -124,18 +125,19 @@ def test_each_browser_keeps_its_server_by_cookie_loads_every_image_and_keeps_its
             assert [status_of(c.servers[server].url + p) for p in paths] == [200] * count
             # (The colour bar is the same picture for every seed, so the other process may have drawn it too.)
             assert 404 in [status_of(c.servers[other].url + p) for p in paths]
-        for page, _ in opened:  # each moves its slider: the app writes the new value to the URL
-            page.locator(".st-key-query input[type=range]").focus()
+        for page, _ in opened:  # each moves the view's query and commits it (Enter): the server learns it
+            page.locator(VIEW_QUERY).first.focus()
             page.keyboard.press("ArrowRight")
+            page.keyboard.press("Enter")
         for page, _ in opened:
             wait_idle(page)
-            assert "query=" in page.url
-            chosen.append(page.locator(".st-key-query input[type=range]").input_value())
+            page.wait_for_function("location.search.includes('query=3')", timeout=30_000)
+            chosen.append(page.locator(VIEW_QUERY).first.input_value())
             page.reload(wait_until="commit")
         for context, (page, _), server, value in zip(contexts, opened, landed, chosen):
             settle(page)
             assert server_of(context) == server  # still the same process
-            assert page.locator(".st-key-query input[type=range]").input_value() == value
+            assert page.locator(VIEW_QUERY).first.input_value() == value
             assert images(page)[0] == images(page)[1] >= 2 and exceptions(page) == []
             context.close()
         print(f"\nsticky: 4 browsers landed on {landed}")
@@ -227,7 +229,7 @@ def test_failover_takes_a_stopped_server_out_and_its_students_get_a_fresh_sessio
                                     "&& i.naturalWidth > 0)", timeout=30_000)
             settle(moved)
             assert server_of(browsers["app2"][0]) == "app1"
-            assert moved.locator(".st-key-query input[type=range]").input_value() == "2"  # query=3, from the URL
+            assert moved.locator(VIEW_QUERY).first.input_value() == "3"  # query=3, from the URL
             assert exceptions(moved) == []
             time.sleep(1)  # the students keep working on app1
         failed = [i for i in results if i.error]

@@ -11,22 +11,9 @@ from .report import header
 from .servers import local_server
 from .students import Interaction
 
-# Times each key press to the end of the script run it caused, in the page's own clock.
-BROWSER_PROBE = """() => {
-  const b = window.__lt = {t0: null, ran: false, done: null};
-  const app = document.querySelector('[data-testid="stApp"]');
-  new MutationObserver(() => {
-    if (b.t0 === null) return;
-    const s = app.getAttribute('data-test-script-state');
-    if (s === 'running') b.ran = true;
-    else if (s === 'notRunning' && b.ran && b.done === null) b.done = performance.now();
-  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-  window.addEventListener('keydown', () => Object.assign(b, {t0: performance.now(), ran: false, done: null}), true);
-}"""
-
-
 def browser_session(base, number, args, deadline, results, rng):
-    """A real Chromium tab: open a screen and press the query slider's arrow keys until the deadline."""
+    """A real Chromium tab: open a screen and press the attention view's query slider until the deadline; each
+    press is timed from the key event to the view's redraw (the browser draws it; nothing goes to the server)."""
     from playwright.sync_api import sync_playwright
     screen = "scores"
     with sync_playwright() as p:
@@ -45,8 +32,7 @@ def browser_session(base, number, args, deadline, results, rng):
                 results.append(Interaction(1000 + number, "browser open", screen, time.perf_counter() - start,
                                            f"{type(error).__name__}: {str(error)[:200]}"))
                 return
-            page.evaluate(BROWSER_PROBE)
-            thumb = page.locator(".st-key-query input[type=range]")
+            thumb = page.locator("input[data-control=query]").first  # the attention view's own query slider
             while time.monotonic() < deadline:
                 time.sleep(rng.uniform(0.5, 1.5) * args.think)
                 if time.monotonic() >= deadline:
@@ -54,16 +40,14 @@ def browser_session(base, number, args, deadline, results, rng):
                 try:
                     thumb.focus(timeout=args.timeout * 1000)
                     now, low, high = (float(v) for v in thumb.evaluate("el => [el.value, el.min, el.max]"))
-                    # a key that moves the thumb (at an end, the other way), so every press reruns
+                    # a key that moves the thumb (at an end, the other way), so every press redraws
                     page.keyboard.press("ArrowLeft" if now >= high else "ArrowRight" if now <= low
                                         else rng.choice(["ArrowRight", "ArrowLeft"]))
-                    page.wait_for_function("window.__lt.done !== null", timeout=args.timeout * 1000, polling=20)
-                    page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')",
-                                           timeout=args.timeout * 1000)
-                    probe = page.evaluate("window.__lt")
+                    page.wait_for_timeout(30)
+                    drawn = page.locator(".av").first.evaluate("r => r.attentionView.timings.at(-1).fromEvent")
                     errors = exceptions(page)
-                    results.append(Interaction(1000 + number, "browser move query", screen,
-                                               (probe["done"] - probe["t0"]) / 1000, "; ".join(errors)[:300] or None))
+                    results.append(Interaction(1000 + number, "browser move query", screen, drawn / 1000,
+                                               "; ".join(errors)[:300] or None))
                 except Exception as error:  # playwright's TimeoutError among others
                     results.append(Interaction(1000 + number, "browser move query", screen, args.timeout,
                                                f"{type(error).__name__}: {str(error)[:200]}"))

@@ -11,7 +11,7 @@ import time
 from .chromium import browser_session
 from .measure import MemorySampler, cpu_seconds
 from .protocol import Student
-from .report import (TARGETS, TARGETS_GPT2, error_lines, header, memory_rows, percentile, split_rows,
+from .report import (TARGETS, TARGETS_GPT2, error_lines, header, memory_rows, percentile, reaches_server, split_rows,
                      timing_rows, verdict)
 from .students import Interaction, student_session, warm_up
 
@@ -78,7 +78,9 @@ async def load_run(base, pids, args) -> tuple[str, dict]:
             marks["end of run"] = (memory.elapsed(), end)
         samples = list(memory.samples)
 
-    ok_times = [i.seconds for i in results if i.error is None and not i.kind.startswith("browser")]
+    ok_times = [i.seconds for i in results if i.error is None and reaches_server(i)]
+    view_moves = sum(i.kind.startswith("view move") for i in results)
+    server_moves = sum(i.kind.startswith("move") for i in results)
     errors = [i for i in results + warm if i.error]
     load_samples = [mb for t, mb in samples if t >= marks.get("after warm-up (1 student, every screen)", (0, 0))[0]]
     peak = max(load_samples) if load_samples else None
@@ -90,8 +92,9 @@ async def load_run(base, pids, args) -> tuple[str, dict]:
     lines += [f"- Students connected: {len(ready)} of {args.sessions} (ramp-up {args.ramp:.0f} s), "
               f"think time {args.think:.1f} s ± 50 %, screens {', '.join(args.screens)}"
               + (f", plus {args.browsers} Chromium session(s)" if args.browsers else ""),
-              f"- Slider moves that reran only their @st.fragment: {sum(i.fragment for i in results)} of "
-              f"{sum(i.kind.startswith('move') for i in results)}",
+              f"- Slider moves: {view_moves + server_moves}; {view_moves} drawn by the attention view in the browser "
+              f"(0 requests, 0 bytes: rows `view move`), {server_moves} sent to the server, of which "
+              f"{sum(i.fragment for i in results)} reran only their @st.fragment",
               f"- Warm-up before the clock (1 student, every screen, cold caches): {len(warm)} interactions, "
               f"slowest {max((w.seconds for w in warm), default=0):.1f} s, errors {sum(1 for w in warm if w.error)}",
               f"- Interactions: {len(results)} in {wall:.0f} s ({len(results) / wall:.1f}/s); "
@@ -99,11 +102,13 @@ async def load_run(base, pids, args) -> tuple[str, dict]:
               *([f"- Server CPU: {server_cpu:.0f} s in {wall:.0f} s ({100 * server_cpu / wall:.0f} % of one core), "
                  f"{server_cpu / max(1, len(results)):.2f} s per interaction: one process runs Python on about "
                  f"one core at a time (the GIL), so {processes} process(es) serve at most about "
-                 f"{processes * len(results) / server_cpu:.1f} interactions/s like these, given as many free cores"]
+                 f"{processes * len(results) / server_cpu:.1f} interactions/s like these, given as many free cores",
+                 f"- Server CPU per student-minute: {60 * server_cpu / max(1, len(ready)) / wall:.2f} s"]
                 if server_cpu else []),
               f"- Largest websocket message {Student.largest_seen / 1024:.0f} KiB (server.maxMessageSize: 200 MB); "
               f"most bytes in one interaction {largest / 1024:.0f} KiB", "",
-              "## Time per interaction (rerun request → script_finished; browser rows: key press → run done)", "",
+              "## Time per interaction (rerun request → script_finished; view rows: drawn in the browser, nothing "
+              "sent; browser rows: a real Chromium tab, key press → the view drawn)", "",
               *timing_rows(results), *error_lines(results + warm), "",
               *(split_rows(servers, ready, results, cpu_by_server, memory) if servers else []),
               "## Server memory (VmRSS" + (", summed over the app servers)" if len(servers) > 1 else ")"), "",

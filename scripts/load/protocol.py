@@ -17,6 +17,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 MOVABLE = ("query", "key", "dropout", "heads")  # page widgets a student drags (keys; see presets.PARAMS)
+# Where a screen has an attention view, these moves are its sliders: the browser draws them and sends nothing
+# (a student still makes them, and the report counts them as browser moves).
+VIEW_MOVES = ("query", "key", "dropout")
 SIDEBAR_MOVE = "d_out"  # moved now and then (it leaves the preset, as a curious student would)
 WIDGET_ID = re.compile(r"^\$\$ID-[0-9a-f]{32}-(?P<key>.+)$")  # Streamlit's id of a keyed widget
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
@@ -157,6 +160,10 @@ class Student:
             return None
         self.last_sent[key] = value
         return state
+
+    def has_view(self) -> bool:
+        """Whether the current screen drew an attention view (a components-v2 element)."""
+        return any(etype == "bidi_component" for etype, _proto, _fragment in self.widgets.values())
 
     def fragment_of(self, key: str) -> str:
         """The id of the fragment that drew widget `key` ("" for the page itself)."""

@@ -17,13 +17,18 @@ def percentile(values, q):
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
+def reaches_server(interaction) -> bool:
+    """A protocol interaction: not a real browser's (timed differently) nor a move the attention view drew."""
+    return not interaction.kind.startswith(("browser", "view"))
+
+
 def timing_rows(interactions) -> list[str]:
     rows = ["| interaction | count | errors | median s | p95 s | max s |", "|---|---:|---:|---:|---:|---:|"]
     groups = {}
     for i in interactions:
         groups.setdefault(i.kind, []).append(i)
     groups = dict(sorted(groups.items()))
-    protocol = [i for i in interactions if not i.kind.startswith("browser")]
+    protocol = [i for i in interactions if reaches_server(i)]
     if protocol and len(protocol) < len(interactions):
         groups["all protocol interactions"] = protocol
     elif protocol:

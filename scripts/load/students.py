@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import websockets
 
-from .protocol import MOVABLE, SIDEBAR_MOVE, RunResult, Student
+from .protocol import MOVABLE, SIDEBAR_MOVE, VIEW_MOVES, RunResult, Student
 
 
 @dataclass
@@ -17,7 +17,7 @@ class Interaction:
     """One thing a student did and how long the server took over it; `error` is None when it went well."""
 
     session: int
-    kind: str  # "open", "switch", "move <key>"
+    kind: str  # "open", "switch", "move <key>", or "view move <key>" (the attention view draws it: nothing sent)
     screen: str
     seconds: float
     error: str | None = None
@@ -75,10 +75,13 @@ async def student_session(base, number, args, deadline, results, rng, ready):
                 await asyncio.sleep(rng.uniform(0.5, 1.5) * args.think)
                 if time.monotonic() >= deadline:
                     return
-                keys = [k for k in MOVABLE if k in student.widgets]
+                keys = [k for k in MOVABLE if k in student.widgets or (k in VIEW_MOVES and student.has_view())]
                 if SIDEBAR_MOVE in student.widgets and (not keys or rng.random() < args.sidebar_share):
                     keys = [SIDEBAR_MOVE]
                 key = rng.choice(keys) if keys else None
+                if key is not None and key not in student.widgets:  # the attention view draws it: 0 requests
+                    results.append(Interaction(student.number, f"view move {key}", screen, 0.0, server=student.server))
+                    continue
                 state = student.move(key) if key else None
                 if state is None:
                     continue

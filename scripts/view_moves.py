@@ -1,0 +1,57 @@
+"""The app's browser-handled moves: every slider of every attention view on a screen, key press to drawn.
+
+scripts/benchmark.py calls `view_moves` for each screen and setting. For each view on the page and each of
+its visible sliders (query, key, zoom window, frames such as the temperature or the head), it focuses the
+slider and presses → and ← (two forward, two back, 20 ms apart: a person's pace at most). Per press, from the
+page's own clock (performance.now() against the key event's timeStamp):
+- drawn: the view's redraw has finished (the canvas and texts hold the new state);
+- frame: the next animation frame has started, the one that paints it.
+It also counts the websocket messages the page sends meanwhile: a browser move sends none.
+"""
+import statistics
+
+# Installed on each view root once: a keydown anywhere in it (its sliders included) records when the next
+# frame starts. The view itself records `timings` (each redraw, from the event that caused it).
+PROBE = """root => { const v = root.attentionView; v.frames = []; v.timings.length = 0;
+  if (!root.__probe) { root.__probe = true;
+    root.addEventListener('keydown', ev => requestAnimationFrame(() => v.frames.push(performance.now() - ev.timeStamp)), true); } }"""
+SLIDERS = """root => [...root.querySelectorAll('.av-slider:not([hidden]) input')].map(i => ({
+  control: i.dataset.control, name: i.closest('.av-slider').querySelector('.av-slider-name').textContent,
+  max: Number(i.max) }))"""
+
+
+def view_moves(browser, url: str, presses: int, wait_idle) -> list[dict]:
+    """[{view, control, name, drawn: [ms], frame: [ms], sent}] for every slider of every view on the page."""
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    try:
+        page.goto(url, timeout=180_000)
+        wait_idle(page, timeout_ms=180_000)
+        rows = []
+        views = page.locator(".av")
+        for n in range(views.count()):
+            root = views.nth(n)
+            title = root.locator(".av-title").inner_text()
+            for slider in root.evaluate(SLIDERS):
+                if slider["max"] < 2:
+                    continue  # nothing to move (one token, one head)
+                root.evaluate(PROBE)
+                thumb = root.locator(f"input[data-control={slider['control']}]")
+                thumb.focus()
+                before = len(sent)
+                for press in range(presses):
+                    page.keyboard.press(("ArrowRight", "ArrowLeft")[(press // 2) % 2])
+                    page.wait_for_timeout(20)
+                page.wait_for_timeout(100)
+                drawn = [t["fromEvent"] for t in root.evaluate("r => r.attentionView.timings")]
+                frames = root.evaluate("r => r.attentionView.frames.splice(0)")
+                rows.append({"view": title, "control": slider["control"], "name": slider["name"], "drawn": drawn,
+                             "frame": frames, "sent": len(sent) - before})
+        return rows
+    finally:
+        page.close()
+
+
+def median_max(values: list[float]) -> str:
+    return "–" if not values else f"{statistics.median(values):.1f} / {max(values):.1f}"
