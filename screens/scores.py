@@ -30,6 +30,7 @@ def selected_query():
     q, k = ui.committed(len(settings.tokens))
     if not ui.predict_first("scores", settings, scores=scores, q=q, proj=proj):
         st.stop()
+    st.subheader("Scores, one query at a time")
     by = "x" if proj == "none" else "v"
     st.markdown(
         f"Pick a query and a key with the sliders, the arrow keys, or a click on a cell: the view shows the "

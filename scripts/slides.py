@@ -328,7 +328,8 @@ def run_screen(app: Path, screen: str, params: list[tuple[str, str]], timeout: f
 def not_charts(at) -> list[str]:
     """What --figures leaves out: images and diagrams, which are not Vega-Lite charts."""
     return [f"{len(at.get(kind))} {what}" for kind, what in
-            (("image", "image(s) drawn with st.image"), ("graphviz_chart", "graphviz diagram(s)"))
+            (("image", "image(s) drawn with st.image"), ("graphviz_chart", "graphviz diagram(s)"),
+             ("bidi_component", "attention view(s), drawn by the browser: in the screenshots"))
             if len(at.get(kind))]
 
 

@@ -6,15 +6,15 @@ import xml.dom.minidom
 import numpy as np
 from attention_core.drawing import charts, colour
 from ui.draw import export
-from conftest import chart_specs, open_screen
+from conftest import chart_specs, open_screen, views
 
 
 def test_every_chart_has_png_svg_and_csv_downloads():
-    assert not open_screen("scores").get("download_button")  # off by default: they slow every rerun
-    at = open_screen("scores", downloads="1")
+    assert not open_screen("mask").get("download_button")  # off by default: they slow every rerun
+    at = open_screen("mask", downloads="1")
     labels = [b.proto.label for b in at.get("download_button")]
-    charts_drawn = len(at.get("vega_lite_chart"))
-    assert charts_drawn >= 3
+    charts_drawn = len(at.get("vega_lite_chart")) + len(views(at))  # an attention view's map downloads too
+    assert charts_drawn >= 3 and views(at)
     for kind in ("PNG (2×)", "SVG", "CSV"):
         assert labels.count(kind) == charts_drawn, (kind, labels)
 
@@ -43,10 +43,14 @@ def test_presenter_mode_enlarges_fonts_and_folds_explanations():
     big = open_screen("scores", presenter="1")
     assert any("font-size: 22px" in str(h.proto) for h in big.get("html"))
     assert not any("font-size: 22px" in str(h.proto) for h in plain.get("html"))
-    heat_plain = next(s for s in chart_specs(plain) if "attention scores" in json.dumps(s.get("title", "")))
-    heat_big = next(s for s in chart_specs(big) if "attention scores" in json.dumps(s.get("title", "")))
+    assert views(big)["scores_view"]["meta"]["font_scale"] == 1.6  # the view's text and cells grow with it
+    assert views(plain)["scores_view"]["meta"]["font_scale"] == 1.0
+    plain, big = open_screen("mask"), open_screen("mask", presenter="1")
+    heat_plain = next(s for s in chart_specs(plain) if "masked_scores" in json.dumps(s.get("title", "")))
+    heat_big = next(s for s in chart_specs(big) if "masked_scores" in json.dumps(s.get("title", "")))
     assert heat_big["config"]["axis"]["labelFontSize"] > 11
     assert "axis" not in heat_plain.get("config", {}) or heat_plain["config"]["axis"].get("labelFontSize", 11) <= 11
+    big, plain = open_screen("scores", presenter="1"), open_screen("scores")
     assert any(e.label == "Why it works" for e in big.expander)
     assert not any(e.label == "Why it works" for e in plain.expander)
 

@@ -143,28 +143,31 @@ def require_vl_convert():
 
 def test_figures_say_which_images_they_leave_out():
     require_vl_convert()
-    # At 1,024 tokens the scores matrix is drawn with st.image (plus its colour bar): not a chart.
+    # At 1,024 tokens the mask screen's maps are drawn with st.image (with colour bars), and its causal
+    # weights by the attention view (in the browser): neither is a chart.
     out = Path(tempfile.mkdtemp(prefix="figures-"))
-    run = slides("--figures", "--screens", "scores", "--params", "input=random&tokens=1024", "--out", str(out))
+    run = slides("--figures", "--screens", "mask", "--params", "input=random&tokens=1024", "--out", str(out))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "(not charts, skipped: 2 image(s) drawn with st.image)" in run.stdout, run.stdout
-    assert len(list(out.glob("*.svg"))) == len(open_screen("scores", input="random", tokens=1024).get("vega_lite_chart"))
+    at = open_screen("mask", input="random", tokens=1024)
+    images = len(at.get("image"))
+    assert images >= 2 and f"(not charts, skipped: {images} image(s) drawn with st.image, 1 attention view(s)" in run.stdout, run.stdout
+    assert len(list(out.glob("*.svg"))) == len(at.get("vega_lite_chart"))
 
 
 def test_figures_are_every_chart_of_a_screen_as_png_and_svg():
     require_vl_convert()
-    charts = open_screen("scores").get("vega_lite_chart")
+    charts = open_screen("mask").get("vega_lite_chart")
     assert len(charts) >= 1
     out = Path(tempfile.mkdtemp(prefix="figures-"))
-    run = slides("--figures", "--screens", "scores", "--out", str(out))
+    run = slides("--figures", "--screens", "mask", "--out", str(out))
     assert run.returncode == 0, run.stdout + run.stderr
-    svgs, figures = sorted(out.glob("scores__chart*.svg")), sorted(out.glob("scores__chart*.png"))
+    svgs, figures = sorted(out.glob("mask__chart*.svg")), sorted(out.glob("mask__chart*.png"))
     assert len(svgs) == len(figures) == len(charts)
     assert [p.stem for p in svgs] == [p.stem for p in figures]
     for i, (chart, svg, png) in enumerate(zip(charts, svgs, figures), 1):
         spec = json.loads(chart.proto.spec)
-        assert svg.stem == f"scores__chart{i:02d}_{SLIDES_MODULE.slug(SLIDES_MODULE.chart_title(spec), 50)}"
-        assert spec.get("title") and svg.stem != f"scores__chart{i:02d}_chart"  # named by the title
+        assert svg.stem == f"mask__chart{i:02d}_{SLIDES_MODULE.slug(SLIDES_MODULE.chart_title(spec), 50)}"
+        assert spec.get("title") and svg.stem != f"mask__chart{i:02d}_chart"  # named by the title
         assert ElementTree.parse(svg).getroot().tag.endswith("svg")
         # The data travelled with the spec: at least one drawn mark per row of the chart's data
         # (a bar chart filters the matrix down to the selected query's row: one mark per key).
