@@ -162,3 +162,8 @@ test("a grid of frames (layer × head): one slider per dimension, the flat index
   const url = new URL(urlWith("http://h/gpt2", { ...s, frame: 11 }, false, grid.frames));
   assert.deepEqual([url.searchParams.get("layer"), url.searchParams.get("head")], ["3", "4"]);
 });
+
+test("vectorText labels a stacked frame's row with its query, not its place in the stack", () => {
+  const codes = Array.from({ length: 12 }, (_, n) => n); // two frames of three queries, two entries each
+  assert.equal(vectorText("row sum", codes, 2, 4, 4, 2, ["before", "after"], 1), "row sum, query 2: before 0.0008, after 0.0009");
+});

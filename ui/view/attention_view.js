@@ -66,7 +66,9 @@ function barSet(v) {
 
 /** Codes and shades of one matrix as the browser reads them (Arrow columns) with its meta and colours. */
 function source(meta, table, title) {
-  const colours = shadeColours(meta.stops, "#ccc");
+  // Bars of a one-sided palette start a third of the way in: a small weight stays visible against the track.
+  const colours = meta.kind === "scores" ? shadeColours(meta.stops, "#ccc")
+    : shadeColours(meta.stops, "#ccc").map((_, s) => (s === SHADE_MASKED ? "#ccc" : `rgb(${colourAt(meta.stops, 0.3 + (0.7 * s) / 254).join(",")})`));
   return { meta, title, codes: table.getChild("code").toArray(), shades: table.getChild("shade").toArray(),
     keys: table.getChild("key")?.toArray(), colours };
 }
@@ -202,7 +204,7 @@ function draw(v) {
     const line = document.createElement("p");
     line.className = "av-vector";
     const rowsBefore = m.framed ? state.frame * meta.rows : 0; // a stack of vectors: this frame's rows
-    line.textContent = vectorText(m.name, v.vectorCodes[n], m.d, rowsBefore + state.query, meta.decimals, m.sent, m.fields);
+    line.textContent = vectorText(m.name, v.vectorCodes[n], m.d, rowsBefore + state.query, meta.decimals, m.sent, m.fields, state.query);
     return line;
   }));
   drawFrame(v);
@@ -253,7 +255,7 @@ function drawBars(v, src, set) {
     bar.label.textContent = labelOf(v, j);
     bar.fill.style.width = `${(100 * Math.abs(src.codes[n])) / biggest}%`;
     bar.fill.style.background = src.colours[Math.min(src.shades[n], 254)];
-    bar.value.textContent = dropped ? `dropped (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(src.codes[n], meta.decimals);
+    bar.value.textContent = dropped ? `0 (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(src.codes[n], meta.decimals);
   });
 }
 

@@ -169,15 +169,15 @@ export function urlWith(href, state, zoom, frames = null) {
   return url.toString();
 }
 
-/** "z(3) = [0.4419, 0.6515, 0.5683]": the selected query's row of a (T, d) vector of which Python sent the
- * first `sent` entries of each row (then "… n more"). Indexing and text only. */
-export function vectorText(name, codes, d, i, decimals, sent = d, fields = null) {
+/** "z(3) = [0.4419, 0.6515, 0.5683]": row `row` of the vectors Python sent (the first `sent` entries of each,
+ * then "… n more"), labelled with its query (a stack of frames puts a frame's rows after the earlier frames'). */
+export function vectorText(name, codes, d, row, decimals, sent = d, fields = null, query = row) {
   const shown = Math.min(d, sent);
-  if (fields) return `${name}, query ${i + 1}: ` + fields.slice(0, shown).map((f, m) => `${f} ${formatFixed(codes[i * sent + m], decimals)}`).join(", ");
+  if (fields) return `${name}, query ${query + 1}: ` + fields.slice(0, shown).map((f, m) => `${f} ${formatFixed(codes[row * sent + m], decimals)}`).join(", ");
   const parts = [];
-  for (let m = 0; m < shown; m++) parts.push(formatFixed(codes[i * sent + m], decimals));
+  for (let m = 0; m < shown; m++) parts.push(formatFixed(codes[row * sent + m], decimals));
   if (d > shown) parts.push(`… ${d - shown} more`);
-  return `${name}(${i + 1}) = [${parts.join(", ")}]`;
+  return `${name}(${query + 1}) = [${parts.join(", ")}]`;
 }
 
 /** A slider's value as a state change: the range inputs are 1-based positions, the size one an index into the allowed sizes. */
