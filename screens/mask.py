@@ -5,11 +5,11 @@ import torch
 
 from attention_core.book import stages
 from attention_core.drawing import numbers
-from attention_core.lessons import agreement, initialisation, pitfalls
+from attention_core.lessons import agreement, claims, initialisation, pitfalls
 import ui
 from attention_core.book.inputs import MAX_TOKENS
 from attention_core.book.modules import CausalAttention
-from attention_core.drawing.text import abridged_sum_latex
+from attention_core.drawing.text import abridged_sum_latex, causal_softmax_latex
 
 settings = ui.current()
 T = len(settings.tokens)
@@ -73,15 +73,8 @@ def screen():
                                                                 ("no mask: softmax over every key", unmasked, "weights")])
     st.markdown(f"The softmax of the query and key the lesson follows, {q + 1} and {k + 1} (Enter in the view follows another):")
 
-    exps = torch.exp(scaled[q].double())  # e^(omega / sqrt(d_k)); e^-inf = 0
-    root = rf"\sqrt{{{d_k}}}"
-    term = lambda j: rf"e^{{{float(raw[q, j]):.4f}/{root}}}"  # noqa: E731
-    top = term(k) if k <= q else r"e^{-\infty}"
-    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{top}}}{{{abridged_sum_latex(term, q + 1, T - q - 1)}}}")
-    exp_sum = abridged_sum_latex(lambda j: f"{float(exps[j]):.4f}", q + 1, T - q - 1, "0")
-    st.latex(rf"= \frac{{{float(exps[k]):.4f}}}{{{exp_sum}}}"
-             + (rf" = \frac{{{float(exps[k]):.4f}}}{{{float(exps.sum()):.4f}}}" if T > 1 else "")
-             + rf" = {float(weights[q, k]):.4f}")
+    for line in causal_softmax_latex(raw[q], scaled[q], float(weights[q, k]), q, k, d_k):
+        st.latex(line)
     st.caption(f"After `masked_fill` the future scores are −∞, and exp(−∞) = 0: they add nothing to the sum, so "
                f"the visible weights of {who} ({q + 1} of {T}) already sum to 1. "
                f"(ω is divided by √d_k = √{d_k} first.)")
@@ -107,19 +100,7 @@ def screen():
     st.markdown(f"**Zeroing after softmax without renormalising.** The weights of {who} sum to "
                 f"{float(row_sums[q]):.4f} instead of 1; every row but the last loses weight:")
     ui.table(row_sums, "masked_simple.sum(dim=-1)", ["row sum"], labels)
-    future = unmasked[q, q + 1:]  # what query q would take from the future without a mask
-    if future.numel() == 0:
-        st.markdown(f"**No mask at all.** {who} is the last token: nothing lies in its future, so its row is "
-                    "the same with or without the mask. Pick an earlier query to see the leak.")
-    else:
-        top_w, top_j = torch.topk(future, min(5, future.numel()))
-        order = torch.argsort(top_j)
-        leaks = ", ".join(f"“{names[q + 1 + int(top_j[i])]}” {float(top_w[i]):.4f} ({float(top_w[i]):.1%})"
-                          for i in order)  # at most 5
-        more = f" (the {len(top_j)} largest of {future.numel()} future tokens)" if future.numel() > len(top_j) else ""
-        st.markdown(f"**No mask at all: the future leaks.** Without the mask “{names[q]}” gives "
-                    f"{float(future.sum()):.1%} of its attention to tokens it should not have seen yet: {leaks}{more}. "
-                    "A model trained like this copies the answer instead of learning to predict it.")
+    st.markdown(claims.leak_claim(unmasked[q], q, names, who))
     ui.show_matrix(unmasked, settings, "weights", "no mask: softmax over all keys (future included)",
                    selected_row=q)
 

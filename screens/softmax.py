@@ -170,7 +170,7 @@ def show_temperature(scaled_scores: torch.Tensor, temperature: float) -> None:
     tempered = stages.softmax(scaled_scores[None] / taus[:, None, None])  # (τ, T, T): softmax(ω / (√d_k · τ))
     ui.show_view(tempered, settings, "weights", "weights α at temperature τ", view_key="temperature",
                  parts=("row", "cell"), commit=True,
-                 vectors=[("sharpness", experiments.row_sharpness(tempered), ("largest weight", "entropy ÷ uniform"))],
+                 vectors=[("sharpness", experiments.sharpness_per_row(tempered), ("largest weight", "entropy ÷ uniform"))],
                  frames={"name": "Temperature τ", "param": "temperature", "values": TEMPERATURES,
                          "labels": [f"{t:g}" for t in TEMPERATURES], "initial": TEMPERATURES.index(temperature)})
     tokens = scaled_scores.shape[-1]

@@ -68,3 +68,19 @@ def abridged_sum_latex(show, count: int, future: int = 0, blocked: str = r"e^{-\
         masked = " + ".join([blocked] * future) if future <= 2 else rf"{blocked} + \dots + {blocked}"
         parts.append(rf"\underbrace{{{masked}}}_{{{future}\text{{ future}}}}")
     return " + ".join(parts)
+
+
+def causal_softmax_latex(raw_row, scaled_row, weight: float, q: int, k: int, d_k: int) -> tuple[str, str]:
+    """α_{q,k} of a causal row worked out: the exponentials of the visible scores over their sum, the
+    future's e^{−∞} = 0 under a brace. raw_row: (T,) masked scores; scaled_row: (T,) the same / √d_k."""
+    tokens = len(raw_row)
+    exps = torch.exp(torch.as_tensor(scaled_row).double())  # (T,): e^(ω / √d_k); e^-inf = 0
+    root = rf"\sqrt{{{d_k}}}"
+    term = lambda j: rf"e^{{{float(raw_row[j]):.4f}/{root}}}"  # noqa: E731
+    top = term(k) if k <= q else r"e^{-\infty}"
+    first = rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{top}}}{{{abridged_sum_latex(term, q + 1, tokens - q - 1)}}}"
+    exp_sum = abridged_sum_latex(lambda j: f"{float(exps[j]):.4f}", q + 1, tokens - q - 1, "0")
+    second = (rf"= \frac{{{float(exps[k]):.4f}}}{{{exp_sum}}}"
+              + (rf" = \frac{{{float(exps[k]):.4f}}}{{{float(exps.sum()):.4f}}}" if tokens > 1 else "")
+              + rf" = {weight:.4f}")
+    return first, second

@@ -66,3 +66,20 @@ def overflow_claim(naive: torch.Tensor) -> str | None:
         return None
     return (f"The naive exp / sum overflows on {whole(int(bad.sum()))} of {whole(bad.numel())} rows of these scores "
             "(nan): the failure the overflow section below demonstrates, so it is not compared with torch.softmax.")
+
+
+def leak_claim(unmasked_row: torch.Tensor, q: int, names: list[str], who: str) -> str:
+    """What query q would give to the future without a mask, in markdown. unmasked_row: (T,) its softmax over
+    every key; names: the tokens and who: the query's label, already escaped for markdown. Names at most the 5
+    largest future keys."""
+    future = unmasked_row[q + 1:]  # (T - q - 1,)
+    if future.numel() == 0:
+        return (f"**No mask at all.** {who} is the last token: nothing lies in its future, so its row is "
+                "the same with or without the mask. Pick an earlier query to see the leak.")
+    top_w, top_j = torch.topk(future, min(5, future.numel()))
+    leaks = ", ".join(f"“{names[q + 1 + int(top_j[i])]}” {float(top_w[i]):.4f} ({float(top_w[i]):.1%})"
+                      for i in torch.argsort(top_j))
+    more = f" (the {len(top_j)} largest of {future.numel()} future tokens)" if future.numel() > len(top_j) else ""
+    return (f"**No mask at all: the future leaks.** Without the mask “{names[q]}” gives {float(future.sum()):.1%} "
+            f"of its attention to tokens it should not have seen yet: {leaks}{more}. "
+            "A model trained like this copies the answer instead of learning to predict it.")

@@ -140,7 +140,7 @@ SATURATION_SETUPS = (("torch.rand", "torch.rand"), ("torch.randn", "torch.rand")
                      ("torch.rand", "nn.Linear"), ("torch.randn", "nn.Linear"))
 
 
-def row_sharpness(weights: torch.Tensor) -> torch.Tensor:
+def sharpness_per_row(weights: torch.Tensor) -> torch.Tensor:
     """(..., T, 2): each row's largest weight and its entropy over ln T, for unmasked (..., T, T) weights."""
     w = weights.double()  # (..., T, T)
     tokens = w.shape[-1]
@@ -156,7 +156,7 @@ def sharpness(weights: torch.Tensor) -> dict:
     row's entropy over ln T (1 when even, 0 when one-hot); one-hot: the share of rows whose largest
     weight exceeds ONE_HOT.
     """
-    largest, ratio = row_sharpness(weights).unbind(-1)  # (T,) each
+    largest, ratio = sharpness_per_row(weights).unbind(-1)  # (T,) each
     return {"largest weight": float(largest.median()), "entropy ÷ uniform": float(ratio.median()),
             "one-hot rows": float((largest > ONE_HOT).double().mean())}
 
