@@ -268,9 +268,10 @@ VIEW_TARGET_MS = 16  # one frame
 
 
 def view_section(presses: int, lines: list[str]) -> dict:
-    """Every slider of every attention view, per setting and screen; returns the rows for the summary."""
+    """Every slider of every attention view, per setting and screen; returns the rows for the summary and
+    the bytes each screen took to open."""
     from playwright.sync_api import sync_playwright
-    rows = {}
+    rows, opened = {}, {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -280,7 +281,7 @@ def view_section(presses: int, lines: list[str]) -> dict:
                         continue
                     for screen in VIEW_SCREENS:
                         url = f"{base}/{screen}" + (f"?{query}" if query else "")
-                        rows[config, screen] = view_moves(browser, url, presses, wait_idle)
+                        rows[config, screen], opened[config, screen] = view_moves(browser, url, presses, wait_idle)
                         worst = max((statistics.median(r["drawn"]) for r in rows[config, screen] if r["drawn"]), default=None)
                         print(f"  view moves {config:>10} /{screen}: worst median {worst} ms", file=sys.stderr)
         finally:
@@ -296,18 +297,18 @@ def view_section(presses: int, lines: list[str]) -> dict:
         for r in found:
             lines.append(f"| {config} | /{screen} | {r['view']} | {r['name']} | {median_max(r['drawn'])} | "
                          f"{median_max(r['frame'])} | {len(r['drawn'])} | {r['sent']} |")
-    return rows
+    return rows, opened
 
 
-def view_readme_table(rows: dict) -> list[str]:
-    out = [f"| setting | screen | browser-handled sliders | worst median key → drawn ms | worst median key → next "
-           f"frame ms | messages sent | target | meets |", "|---|---|---:|---:|---:|---:|---|---|"]
+def view_readme_table(rows: dict, opened: dict) -> list[str]:
+    out = [f"| setting | screen | bytes to open the screen | browser-handled sliders | worst median key → drawn ms | "
+           f"worst median key → next frame ms | messages sent | target | meets |", "|---|---|---:|---:|---:|---:|---:|---|---|"]
     for (config, screen), found in rows.items():
         drawn = [statistics.median(r["drawn"]) for r in found if r["drawn"]]
         frame = [statistics.median(r["frame"]) for r in found if r["frame"]]
         worst = max(drawn, default=None)
         ok = worst is not None and worst <= VIEW_TARGET_MS and not sum(r["sent"] for r in found)
-        out.append(f"| {config} | /{screen} | {len(drawn)} | {'–' if worst is None else f'{worst:.1f}'} | "
+        out.append(f"| {config} | /{screen} | {opened[config, screen]:,} | {len(drawn)} | {'–' if worst is None else f'{worst:.1f}'} | "
                    f"{'–' if not frame else f'{max(frame):.1f}'} | {sum(r['sent'] for r in found)} | "
                    f"≤ {VIEW_TARGET_MS} ms, 0 messages | {'yes' if ok else '**no**'} |")
     return out
@@ -431,8 +432,8 @@ def main() -> None:
     if not args.skip_browser:
         header += ["## Summary (for the README)", ""]
         if not args.skip_views:
-            moves = view_section(args.presses, lines)
-            header += ["Moves the browser handles:", "", *view_readme_table(moves), ""]
+            moves, opened = view_section(args.presses, lines)
+            header += ["Moves the browser handles:", "", *view_readme_table(moves, opened), ""]
         if not args.views_only:
             result = browser_section(repeats, args.quick, lines)
             header += ["Moves that rerun on the server:", "", *readme_table(result), ""]

@@ -20,14 +20,22 @@ SLIDERS = """root => [...root.querySelectorAll('.av-slider:not([hidden]) input')
   max: Number(i.max) }))"""
 
 
-def view_moves(browser, url: str, presses: int, wait_idle) -> list[dict]:
-    """[{view, control, name, drawn: [ms], frame: [ms], sent}] for every slider of every view on the page."""
+def view_moves(browser, url: str, presses: int, wait_idle) -> tuple[list[dict], int]:
+    """([{view, control, name, drawn: [ms], frame: [ms], sent}] for every slider of every view on the page,
+    the bytes the server sent to open the page)."""
     page = browser.new_page(viewport={"width": 1600, "height": 1000})
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    sent, received = [], []
+
+    def watch(ws):
+        ws.on("framesent", lambda payload: sent.append(payload))
+        ws.on("framereceived", lambda payload: received.append(len(payload)))
+    page.on("websocket", watch)
     try:
         page.goto(url, timeout=180_000)
         wait_idle(page, timeout_ms=180_000)
+        page.wait_for_selector(".av", state="attached", timeout=60_000)  # the view mounts after the run ends
+        page.wait_for_timeout(300)  # every view of the page, not just the first
+        opened = sum(received)
         rows = []
         views = page.locator(".av")
         for n in range(views.count()):
@@ -48,7 +56,7 @@ def view_moves(browser, url: str, presses: int, wait_idle) -> list[dict]:
                 frames = root.evaluate("r => r.attentionView.frames.splice(0)")
                 rows.append({"view": title, "control": slider["control"], "name": slider["name"], "drawn": drawn,
                              "frame": frames, "sent": len(sent) - before})
-        return rows
+        return rows, opened
     finally:
         page.close()
 

@@ -126,7 +126,7 @@ function load(v, data) {
   v.controls.hidden = false; // every view keeps its sliders, rows-only ones too
   for (const [name, { box }] of Object.entries(v.sliders)) {
     const dim = name.startsWith("frame") ? meta.frames?.dims[Number(name.slice(5))] : null;
-    box.hidden = name.startsWith("frame") ? !dim : name.startsWith("window") ? !v.zoom : (name === "key" ? meta.cols < 2 : meta.rows < 2);
+    box.hidden = name.startsWith("frame") ? !dim : name.startsWith("window") ? !v.zoom || !shown.has("matrix") : (name === "key" ? meta.cols < 2 : meta.rows < 2);
     if (dim) v.sliders[name].title.textContent = dim.name;
   }
   v.send.hidden = !meta.commit;

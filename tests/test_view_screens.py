@@ -1,0 +1,68 @@
+"""Every browser-handled control on every screen with an attention view, in Debian's Chromium: each slider of
+each view moves, nothing reaches the server, the address bar follows, and the value drawn for the selected
+cell is the one Python sent for it (tests/test_screen_*.py check those numbers against the tensors)."""
+import re
+import time
+
+import pytest
+
+from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
+from conftest import open_screen, view_row, views
+
+SCREENS = ["scores", "softmax", "mask", "dropout", "heads", "trained"]
+SLIDERS = """root => [...root.querySelectorAll('.av-slider:not([hidden]) input')].map(i => i.dataset.control)"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with streamlit_server() as base:
+        yield base
+
+
+def _expected(view: dict, state: dict) -> str:
+    """The readout's value for the view's state, decoded from what Python sent (as the browser must)."""
+    meta = view["meta"]
+    i, j, frame = state["query"], state["key"], state["frame"]
+    shown = view_row(view, i, frame=frame)
+    if j in shown:
+        return shown[j]
+    if meta.get("causal") and j > i:
+        return "masked"
+    return f"not among the {meta['top']} largest of its row (not sent)"
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_every_view_slider_moves_in_the_browser_and_draws_what_python_sent(server, screen):
+    sent_by_title = {v["meta"]["title"]: v for v in views(open_screen(screen)).values()}
+    with chromium_page() as page:
+        sent = []
+        page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+        page.goto(f"{server}/{screen}")
+        wait_idle(page)
+        assert exceptions(page) == []
+        roots = page.locator(".av")
+        assert roots.count() == len(sent_by_title) >= 1
+        before, moved = len(sent), 0
+        for n in range(roots.count()):
+            root = roots.nth(n)
+            view = sent_by_title[root.locator(".av-title").inner_text()]
+            for control in root.evaluate(SLIDERS):
+                thumb = root.locator(f"input[data-control={control}]")
+                if int(thumb.get_attribute("max")) < 2:
+                    continue
+                start = thumb.input_value()
+                thumb.focus()
+                page.keyboard.press("End")  # the far end of the slider: every control moves at least once
+                assert thumb.input_value() != start, (screen, control)
+                moved += 1
+                state = root.evaluate("r => r.attentionView.state")
+                readout = root.locator(".av-readout")
+                if readout.is_visible():
+                    assert readout.inner_text().split(": ", 1)[1] == _expected(view, state), (screen, control, state)
+        assert moved >= 2
+        time.sleep(0.4)  # the address bar is written 150 ms after the last move
+        assert len(sent) == before, f"{len(sent) - before} message(s) went to the server on {screen}"
+        params = dict(re.findall(r"[?&]([a-z_]+)=([^&]*)", page.url))
+        last = roots.nth(roots.count() - 1).evaluate("r => r.attentionView.state")
+        assert params.get("query") == str(last["query"] + 1), (screen, page.url)
