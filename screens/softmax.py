@@ -105,7 +105,11 @@ def screen():
     st.markdown(f"Python reads `/ d_k*0.5` as `(ω / d_k) · 0.5`, a division by {2 * d_k} rather than √{d_k}. "
                 + claims.precedence_claim(precedence["right"], precedence["wrong"]))
 
-    # --- C: why sqrt(d_k) -------------------------------------------------------------------------------
+
+
+@ui.fragment
+def why_sqrt_d_k():
+    """The d_k experiment: its slider reruns only this section, never the views above (megabytes at GPT-2 size)."""
     st.header("Why √d_k: softmax sharpens as d_k grows")
     ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1024; using {new}.")
     chosen = ui.control(st.select_slider, "d_k (key dimension)", "d_k", options=POWERS)
@@ -125,6 +129,15 @@ def screen():
         "√d_k brings the variance back to about 1 whatever d_k is, and the curves stay flat."
     )
 
+
+
+def overflow_and_checks():
+    """Large scores, the tensors, the code and the checks, for the query and scaling the lesson follows."""
+    simple, _, _ = ui.projection(settings, "none", "softmax")
+    record, _, _ = ui.projection(settings, "v1", "softmax")
+    q, _ = ui.committed(len(settings.tokens))
+    scale, d_k, scores = bool(ui.value("scale")), record["keys"].shape[-1], record["attn_scores"]
+    weights = record["attn_weights"] if scale else record["unscaled_weights"]
     # --- D: overflow ------------------------------------------------------------------------------------
     st.header("Large scores: naive softmax overflows")
     examples = [(f"ω of query {q + 1} × 100", simple["attn_scores"][q] * 100), ("[1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0]))]
@@ -183,3 +196,5 @@ def show_temperature(scaled_scores: torch.Tensor, temperature: float) -> None:
 
 
 screen()
+why_sqrt_d_k()
+overflow_and_checks()
