@@ -141,3 +141,13 @@ def test_a_stack_of_frames_sends_each_frame_after_the_other_with_its_own_legend(
     assert codes[:36].tolist() == fixed_codes(weights.numpy()).reshape(-1).tolist()
     assert (codes[36:] == 1667).all()
     assert len(payload["meta"]["legends"]) == 2 and payload["meta"]["frames"]["initial"] == 1
+
+
+def test_an_unmasked_softmax_that_underflows_to_one_hot_is_not_taken_for_a_causal_map():
+    x = torch.randn(100, 768, generator=torch.Generator().manual_seed(0))
+    one_hot = torch.softmax(x @ x.T, dim=-1).numpy()  # x · x at 768 dims: every row one-hot on the diagonal
+    assert (np.triu(one_hot, 1) == 0).all()  # the zeros above the diagonal that looked like a mask
+    payload = view_payload(one_hot, [str(t) for t in range(100)], parts=("row", "cell"))
+    assert not payload["meta"]["causal"]  # so the bars say "32 largest of 100 keys", not "all 2 keys"
+    _, _, _, causal = seeded_map(100)
+    assert view_payload(causal.numpy(), [str(t) for t in range(100)])["meta"]["causal"]

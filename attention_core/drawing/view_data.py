@@ -68,7 +68,12 @@ def _causal(values: np.ndarray, kind: str) -> np.ndarray:
     if kind == "scores":  # a masked score is -inf; only a whole upper triangle of them counts as causal
         above = np.triu(np.ones(values.shape, dtype=bool), k=1)
         return above if values.shape[0] > 1 and (values[above] == -np.inf).all() else np.zeros_like(above)
-    return colour.masked_cells(values)
+    masked = colour.masked_cells(values)
+    # An unmasked softmax can underflow to exact zeros above the diagonal too (x · x at 768 dimensions is
+    # one-hot on the diagonal), and then zeros fill most of the lower triangle as well: not a causal map.
+    if masked.any() and np.count_nonzero(values[~masked]) < 0.5 * np.count_nonzero(~masked):
+        return np.zeros_like(masked)
+    return masked
 
 
 def stored_cells(rows: int, cols: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
