@@ -1,6 +1,7 @@
 """Every browser-handled control on every screen with an attention view, in Debian's Chromium: each slider of
 each view moves, nothing reaches the server, the address bar follows, and the value drawn for the selected
 cell is the one Python sent for it (tests/test_screen_*.py check those numbers against the tensors)."""
+import os
 import re
 import time
 
@@ -8,6 +9,7 @@ import pytest
 
 from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
 from conftest import open_screen, view_row, views
+from gpt2_tiny import save_tiny
 
 SCREENS = ["scores", "softmax", "mask", "dropout", "heads", "trained"]
 SLIDERS = """root => [...root.querySelectorAll('.av-slider:not([hidden]) input')].map(i => i.dataset.control)"""
@@ -18,6 +20,24 @@ def server():
     require_browser()
     with streamlit_server() as base:
         yield base
+
+
+@pytest.fixture(scope="module")
+def gpt2_server(tmp_path_factory):
+    """A server whose /gpt2 reads a tiny GPT-2 built here (no download, no real weights)."""
+    require_browser()
+    directory = tmp_path_factory.mktemp("gpt2-view")
+    save_tiny(directory, n_layer=2, n_head=4, n_embd=64, n_positions=80)
+    before = os.environ.get("GPT2_DIR")
+    os.environ["GPT2_DIR"] = str(directory)  # the server inherits it; so does this process's AppTest
+    try:
+        with streamlit_server() as base:
+            yield base
+    finally:
+        if before is None:
+            os.environ.pop("GPT2_DIR", None)
+        else:
+            os.environ["GPT2_DIR"] = before
 
 
 def _expected(view: dict, state: dict) -> str:
@@ -34,6 +54,14 @@ def _expected(view: dict, state: dict) -> str:
 
 @pytest.mark.parametrize("screen", SCREENS)
 def test_every_view_slider_moves_in_the_browser_and_draws_what_python_sent(server, screen):
+    check_every_slider(server, screen)
+
+
+def test_the_gpt2_screens_layer_and_head_grid_moves_in_the_browser(gpt2_server):
+    check_every_slider(gpt2_server, "gpt2")
+
+
+def check_every_slider(server: str, screen: str) -> None:
     sent_by_title = {v["meta"]["title"]: v for v in views(open_screen(screen)).values()}
     with chromium_page() as page:
         sent = []
