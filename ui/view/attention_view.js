@@ -3,6 +3,7 @@
 const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it, never appends again
 const GRID_PX = 480; // the grid's side; a zoom grid is 384 so that it and the 300 px overview share a centred column
 const BARS_MAX = 32;
+const PRESENTER_BARS = 16; // a projector shows a row's 16 largest keys, larger, so map and bars share one screen
 // The view's own sliders: [state field, label]; the window ones show only when the map is zoomed.
 const SLIDERS = [["frame0", ""], ["frame1", ""], ["frame2", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
@@ -31,21 +32,25 @@ function build(parent) {
   v.send = el("button", "av-send", v.controls);
   v.send.type = "button";
   v.send.textContent = "Use in the lesson ↵";
-  const maps = v.maps = el("div", "av-maps", root);
+  // The maps and, beside them where the column is wide enough, the selected cell and the rows' bars: a
+  // projector (presenter mode's larger cells) then sees map and bars on one screen.
+  const body = el("div", "av-body", root);
+  const maps = v.maps = el("div", "av-maps", body);
   v.overviewBox = el("div", "av-overview", maps);
   v.overview = el("img", "", v.overviewBox);
   v.win = el("div", "av-win", v.overviewBox);
   v.mark = el("div", "av-mark", v.overviewBox);
   v.grid = el("canvas", "av-grid", maps);
   v.grid.setAttribute("aria-hidden", "true");
-  v.range = el("p", "av-range", root);
-  v.readout = el("p", "av-readout", root);
+  const side = el("div", "av-side", body);
+  v.range = el("p", "av-range", side);
+  v.readout = el("p", "av-readout", side);
   v.readout.setAttribute("aria-live", "polite");
-  v.hover = el("p", "av-hover", root);
-  v.arith = el("p", "av-arith", root);
-  v.rowsBox = el("div", "av-rows", root);
+  v.hover = el("p", "av-hover", side);
+  v.arith = el("p", "av-arith", side);
+  v.rowsBox = el("div", "av-rows", side);
   v.barSets = [];
-  v.vectors = el("div", "av-vectors", root);
+  v.vectors = el("div", "av-vectors", side);
   v.legend = el("p", "av-legend", root);
   v.timings = [];
   root.attentionView = v; // the tests and the benchmark read timings, state and drawn texts here
@@ -81,10 +86,15 @@ function at(src, frame, i, j) {
 }
 
 /** The keys a row's bars show: for a "top" source, the ones Python sent (already the largest, in key order). */
-function barKeys(v, src, i, visible) {
-  if (src.meta.layout !== "top") return rowKeys((j) => src.codes[at(src, v.state.frame, i, j)], visible, v.state.key, BARS_MAX);
+function barKeys(v, src, i, visible, limit) {
+  const codeOf = (j) => src.codes[at(src, v.state.frame, i, j)];
+  if (src.meta.layout !== "top") return rowKeys(codeOf, visible, v.state.key, limit);
   const base = ((src.meta.framed ? v.state.frame * src.meta.rows : 0) + i) * src.meta.top;
-  return Array.from(src.keys.subarray(base, base + src.meta.top)).filter((j) => j < src.meta.cols);
+  const sent = Array.from(src.keys.subarray(base, base + src.meta.top)).filter((j) => j < src.meta.cols);
+  if (sent.length <= limit) return sent;
+  const inSent = (n) => codeOf(sent[n]);
+  const selected = sent.indexOf(v.state.key);
+  return rowKeys(inSent, sent.length, selected < 0 ? sent.length : selected, limit).map((n) => sent[n]);
 }
 
 function hatch(masked) {
@@ -239,7 +249,7 @@ function drawBars(v, src, set) {
   const i = state.query;
   const visible = meta.causal ? i + 1 : meta.cols;
   const codeOf = (j) => src.codes[at(src, state.frame, i, j)];
-  const keys = barKeys(v, src, i, visible);
+  const keys = barKeys(v, src, i, visible, (meta.font_scale || v.meta.font_scale || 1) > 1 ? PRESENTER_BARS : BARS_MAX);
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j))));
   set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length < visible ? `the ${keys.length} largest of ${visible} keys` : `all ${visible} keys`}`;
   set.pool.forEach((bar, slot) => {
