@@ -80,8 +80,10 @@ def open_screen(context, url: str, wait: bool = True):
 
 
 def settle(page) -> None:
-    wait_idle(page, timeout_ms=60_000)
-    page.wait_for_function(f"{MEDIA_IMAGES}.length >= 2 && {MEDIA_IMAGES}.every(i => i.complete)", timeout=30_000)
+    # Generous: four browsers open an 80-token screen at once on two app servers sharing this machine's
+    # cores with Chromium; the test is about which server answers, not how fast (30 s timed out once).
+    wait_idle(page, timeout_ms=90_000)
+    page.wait_for_function(f"{MEDIA_IMAGES}.length >= 2 && {MEDIA_IMAGES}.every(i => i.complete)", timeout=90_000)
 
 
 def images(page) -> tuple[int, int, list[str]]:
