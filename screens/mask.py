@@ -1,7 +1,6 @@
 """Screen 3: the causal mask (section 3.5.1) and CausalAttention's buffer (section 3.5.3)."""
 
 import streamlit as st
-import torch
 
 from attention_core.book import stages
 from attention_core.drawing import numbers

@@ -301,8 +301,8 @@ def view_section(presses: int, lines: list[str]) -> dict:
 
 
 def view_readme_table(rows: dict, opened: dict) -> list[str]:
-    out = [f"| setting | screen | bytes to open the screen | browser-handled sliders | worst median key → drawn ms | "
-           f"worst median key → next frame ms | messages sent | target | meets |", "|---|---|---:|---:|---:|---:|---:|---|---|"]
+    out = ["| setting | screen | bytes to open the screen | browser-handled sliders | worst median key → drawn ms | "
+           "worst median key → next frame ms | messages sent | target | meets |", "|---|---|---:|---:|---:|---:|---:|---|---|"]
     for (config, screen), found in rows.items():
         drawn = [statistics.median(r["drawn"]) for r in found if r["drawn"]]
         frame = [statistics.median(r["frame"]) for r in found if r["frame"]]

@@ -19,7 +19,7 @@ from ui.public import public_mode
 from attention_core.models.toy_tasks import TASKS, from_text, repeated_segment
 from attention_core.drawing.text import md_escape
 from ui.draw.training import curves
-from ui.state import KEEP, clamp, control, note, set_value, value
+from ui.state import KEEP, clamp, note, set_value, value
 
 
 SCREEN_BATCH = 256  # sequences per accuracy on the screen: about 1,800 counted tokens, quick to open
