@@ -8,14 +8,14 @@ from attention_core.drawing.text import dot_product_latex, md_escape, short
 from ui.cache import (causal, dropout_convergence, efficiency_backends, efficiency_measure, exercise_3_1, heads,
                       mha_agreement, projection, saturation, why_scaling_histogram, why_scaling_sweep)
 from ui.checks import agreement, checked, pitfall, pitfalls_toggle
-from ui.controls import context_length_picker, heads_picker, key_picker, query_picker
+from ui.controls import committed, context_length_picker, heads_picker
 from ui.display import device_badge, explain, table, table_height
 from ui.draw.code import show_code
 from ui.draw.dropout_view import show_where_dropped
 from ui.draw.export import new_run, png_bytes
-from ui.draw.heatmaps import show_matrix, show_row, zoom_view
+from ui.draw.heatmaps import show_matrix
 from ui.draw.sharpness import sharpness_against_d_k
-from ui.draw.view_route import committed, show_view
+from ui.draw.view_route import show_view
 from ui.draw.training import curves, head_grid
 from ui.draw.vega import cached_chart, chart, draw_image, font_scale
 from ui.gpt2_model import ENV_VAR as GPT2_ENV_VAR
@@ -35,9 +35,9 @@ from ui.weights_source import heads_weights
 
 __all__ = [
     "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "causal", "dropout_convergence", "heads", "projection", "context_length_picker", "heads_picker",
-    "key_picker", "query_picker", "device_badge", "sharpness_against_d_k", "show_code", "show_matrix", "show_row", "table", "table_height",
+    "device_badge", "sharpness_against_d_k", "show_code", "show_matrix", "table", "table_height",
     "show_where_dropped", "committed", "show_view",
-    "zoom_view", "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
+    "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "heads_weights", "reader_questions",
     "curves", "head_grid", "look_closer", "look_closer_frames", "show_repeated_probe", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",

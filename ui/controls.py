@@ -1,38 +1,22 @@
-"""Page-local pickers whose range depends on the input: query, key, heads."""
+"""Page-local controls whose range depends on the input: the committed query and key, heads, context_length."""
 import streamlit as st
 
 from attention_core.book.inputs import MAX_TOKENS
 from attention_core.book.stages import divisors
-from ui.settings import Settings
 from ui.state import clamp, control
 
 def _tokens(count: int) -> str:
     return f"{count} token" + ("" if count == 1 else "s")
 
 
-def query_picker(settings: Settings, label: str = "Query token") -> int:
-    """The query token (1-based in the URL and on screen); returns its 0-based index."""
-    count = len(settings.tokens)
-    clamp("query", low=1, high=count,
-          fallback_note=f"Query token {{old}} does not exist ({_tokens(count)}); using token {{new}}.")
-    if count == 1:
-        st.caption(f"{label}: {settings.labels[0]} (the only token)")
-        return 0
-    picked = control(st.select_slider, label, "query", options=list(range(1, count + 1)),
-                     format_func=lambda i: settings.labels[i - 1])
-    return picked - 1
-
-
-def key_picker(settings: Settings, label: str = "Key token") -> int:
-    """The key token of the selected cell (1-based in the URL); returns its 0-based index."""
-    count = len(settings.tokens)
-    clamp("key", low=1, high=count,
-          fallback_note=f"Key token {{old}} does not exist ({_tokens(count)}); using token {{new}}.")
-    if count == 1:
-        return 0
-    picked = control(st.select_slider, label, "key", options=list(range(1, count + 1)),
-                     format_func=lambda i: settings.labels[i - 1])
-    return picked - 1
+def committed(count: int) -> tuple[int, int]:
+    """The query and key (0-based) the lesson follows: the URL's or the last one committed in an attention
+    view (ui.draw.view_route), kept inside the map with a note when they fall outside it."""
+    picked = []
+    for name, what in (("query", "Query"), ("key", "Key")):
+        picked.append(clamp(name, low=1, high=count,
+                            fallback_note=f"{what} token {{old}} does not exist ({_tokens(count)}); using token {{new}}.") - 1)
+    return picked[0], picked[1]
 
 
 def heads_picker(d_out: int) -> int:

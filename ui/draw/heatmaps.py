@@ -1,4 +1,5 @@
-"""Matrices and rows on screen: Altair cells up to 64 tokens, an image with a zoom window above.
+"""Static matrices on screen: Altair cells up to 64 tokens, an image with a zoom window above. A matrix
+whose query and key the visitor moves is drawn by the attention view instead (view_route.show_view).
 
 One route: tensor → numpy → colours (attention_core.drawing: colour, charts, matrix_images) → a cached
 spec or PNG → ui.draw.vega's draw_spec / draw_image, which also add the downloads. What a map is
@@ -12,9 +13,9 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core.drawing import charts, colour, matrix_images, numbers
+from attention_core.drawing import charts, colour, matrix_images
 from ui.draw.export import png_bytes
-from ui.draw.vega import (arrow_bytes, cached_image, cached_spec, draw_image, draw_spec, fingerprint, font_scale,
+from ui.draw.vega import (cached_image, cached_spec, draw_image, draw_spec, fingerprint, font_scale,
                           labels_key)
 from ui.settings import Settings
 from ui.state import clamp, control, fragment, set_value
@@ -71,15 +72,6 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
         zoom_window(values, key, rows, cols, kind, title, weight_scale)
 
 
-def zoom_view(matrix, settings: Settings, kind: str = "weights", title: str = "") -> None:
-    """Only the zoom window of a large matrix (when its overview is drawn elsewhere)."""
-    values = as_numpy(matrix)
-    if max(values.shape) > charts.ALTAIR_MAX:
-        weight_scale = colour.weight_scale(settings.colour, max(values.shape)) if kind == "weights" else "absolute"
-        zoom_window(values, fingerprint(matrix), settings.labels[: values.shape[0]], settings.labels[: values.shape[1]],
-                    kind, title, weight_scale)
-
-
 def _pick_cell(chart_key: str) -> None:
     """A click on a heatmap cell selects that query and key (runs before the rerun)."""
     picked = st.session_state[chart_key].selection.get("cell") or []
@@ -116,28 +108,6 @@ def zoom_window(values: np.ndarray, key: str, rows, cols, kind: str, title: str,
                                                               context=context), scale))
     draw_spec(charts.select(spec, rows_in, cols_in), name, lambda: pd.DataFrame(part, index=rows_in, columns=cols_in),
               width="content")
-
-
-def show_row(values, settings: Settings, title: str, kind: str = "weights", highlight=None, row: int | None = None):
-    """Bars of one query's row. With `row`, `values` is the whole (T, T) matrix. The spec depends
-    only on the labels (keep `title` free of the query): a new query or key sends new data only."""
-    values = np.atleast_2d(as_numpy(values))
-    if row is None:
-        row = 0
-    shown, labels, unit_axis = values[row], settings.labels[: values.shape[1]], True
-    if values.shape[1] > charts.ALTAIR_MAX:
-        keys = charts.row_keys(shown, charts.ALTAIR_MAX, highlight)  # the largest, in key order
-        st.caption(f"{title}: {numbers.whole(values.shape[1])} keys; the bars show the {len(keys)} with the largest "
-                   f"{kind}" + (" (and the selected key)" if highlight is not None else "")
-                   + ", in key order" + (", on an axis from 0 to the largest." if kind == "weights" else "."))
-        highlight = None if highlight is None else int(np.flatnonzero(keys == highlight)[0])
-        shown, labels, unit_axis = shown[keys], [labels[j] for j in keys], False
-    scale = font_scale()
-    spec = cached_spec(("bars", labels_key(labels), title, kind, unit_axis, scale),
-                       lambda: charts.finished(charts.row_bars(labels, title, kind, font_scale=scale,
-                                                               unit_axis=unit_axis), scale))
-    spec = dict(spec, datasets={charts.ROW: arrow_bytes(charts.row_data(shown, labels, highlight))})
-    draw_spec(spec, title, lambda: pd.DataFrame({"key": labels, kind: shown}).set_index("key"), width="stretch")
 
 
 def overview_png(values: np.ndarray, kind: str, weight_scale: str):

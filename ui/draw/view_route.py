@@ -17,23 +17,11 @@ from ui.draw.export import download_buttons
 from ui.draw.heatmaps import as_numpy, overview_png
 from ui.draw.vega import fingerprint, font_scale
 from ui.settings import Settings, this_run
-from ui.state import clamp, set_value, value
+from ui.controls import committed
+from ui.state import set_value, value
 from ui.view.view import attention_view
 
 SELECTION = ("query", "key", "window", "window_key", "window_size")
-
-
-def _tokens(count: int) -> str:
-    return f"{count} token" + ("" if count == 1 else "s")
-
-
-def committed(count: int) -> tuple[int, int]:
-    """The query and key (0-based) the lesson follows: the URL's or the last committed, kept inside the map."""
-    picked = []
-    for name, what in (("query", "Query"), ("key", "Key")):
-        picked.append(clamp(name, low=1, high=count,
-                            fallback_note=f"{what} token {{old}} does not exist ({_tokens(count)}); using token {{new}}.") - 1)
-    return picked[0], picked[1]
 
 
 def _commit(view_key: str, frames: dict | None) -> None:
@@ -74,11 +62,12 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
     extras = tuple((name, as_numpy(m), k, colour.weight_scale(settings.colour, count) if k == "weights" else "absolute")
                    for name, m, k in also)
     vecs = tuple((name, as_numpy(v), *fields) for name, v, *fields in vectors)
-    worked = None if worked is None else tuple(as_numpy(t) for t in worked)
+    worked_in, worked = worked, None if worked is None else tuple(as_numpy(t) for t in worked)
     window = (value("window"), value("window_key"), value("window_size"))
     scale = font_scale()
-    cache_key = (fingerprint(values), tuple(fingerprint(m) for _, m, *_ in extras), tuple(fingerprint(v) for _, v, *_ in vecs),
-                 None if worked is None else tuple(fingerprint(t) for t in worked), tuple(labels),
+    # Fingerprints of the tensors as passed: views of a cached trace remember theirs (vega.fingerprint).
+    cache_key = (fingerprint(matrix), tuple(fingerprint(m) for _, m, *_ in also), tuple(fingerprint(v) for _, v, *_ in vectors),
+                 None if worked is None else tuple(fingerprint(t) for t in worked_in), tuple(labels),
                  kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
                  tuple(name for name, *_ in extras), tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
                  None if frames is None else repr(sorted(frames.items())), dropped_from)
