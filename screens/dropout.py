@@ -108,9 +108,11 @@ def screen():
              ["attn_weights", "after dropout"])
     n = min(num_tokens, CONVERGE_TOKENS)
     frame, mean_sums = ui.dropout_convergence(weights[:n, :n].contiguous(), p, tuple(DRAWS), seed)  # causal: these rows end at column n
-    ui.chart(charts.line_chart(frame, "draws", "difference", "measure", "average of N dropout draws vs the weights",
-                               log_x=True, y_title="largest |difference|"),
-             "dropout average convergence", lambda: frame, width="stretch")
+    ui.cached_chart(("dropout convergence", *frame.itertuples(index=False)),  # a few rows: the chart once per set
+                    lambda: charts.line_chart(frame, "draws", "difference", "measure",
+                                              "average of N dropout draws vs the weights", log_x=True,
+                                              y_title="largest |difference|"),
+                    "dropout average convergence", lambda: frame, width="stretch")
     scope = f"the rows of the first {n} queries (of {num_tokens}, to keep it fast)" if n < num_tokens else "all rows"
     if p >= 1:
         st.caption(f"Over {scope}: with p = 1 nothing ever survives, so the average stays 0 and never approaches "

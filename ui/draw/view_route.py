@@ -8,6 +8,7 @@ own lines below the view follow the committed query and key.
 """
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from attention_core.drawing import charts, colour, view_data
@@ -38,7 +39,9 @@ def _commit(view_key: str, frames: dict | None) -> None:
 # At most a few MB each (a 1,024-token map with its overview): a class on one screen shares them.
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _payload(key: tuple, _build) -> dict:
-    return one_at_a_time(_build)
+    # Its tables as Arrow once: Streamlit converts a pandas table on every rerun that mounts it (4 ms a view).
+    return {name: pa.Table.from_pandas(part, preserve_index=False) if isinstance(part, pd.DataFrame) else part
+            for name, part in one_at_a_time(_build).items()}
 
 
 def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,

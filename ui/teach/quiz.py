@@ -158,7 +158,7 @@ def _exercise_3_2(settings: Settings) -> None:
         st.code("torch.manual_seed(123)\nmha = MultiHeadAttentionWrapper(d_in=3, d_out=1, context_length=6, "
                 "dropout=0.0, num_heads=2)\nprint(mha(batch).shape)", language="python")
         st.markdown(f"Each head projects to `d_out`, and `torch.cat` joins the heads: 2 × 1 = 2 columns, shape "
-                    f"**{ex.check_3_2(1).detail['shape']}**.")
+                    f"**{ex.worked_3_2_shape()}**.")
 
 
 def _exercise_3_3(settings: Settings) -> None:
@@ -172,8 +172,7 @@ def _exercise_3_3(settings: Settings) -> None:
     with st.expander("Worked solution"):
         st.code("mha = MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12)\n"
                 "print(sum(p.numel() for p in mha.parameters()))", language="python")
-        solved = ex.check_3_3({k: str(v) for k, v in ex.GPT2_SMALL.items()})
-        st.markdown(f"**{solved.detail['count']:,}** parameters: 3 · 768 · 768 for W_query, W_key, W_value (no bias) "
+        st.markdown(f"**{ex.gpt2_small_count():,}** parameters: 3 · 768 · 768 for W_query, W_key, W_value (no bias) "
                     "plus 768 · 768 + 768 for out_proj. The 1,024 × 1,024 mask is a buffer, not a parameter.")
         gpt2 = (768, 768, 12)
         st.table(pd.DataFrame([("GPT-2 small: d_in 768, d_out 768, 12 heads", f"{wrapper_parameter_count(*gpt2):,}",
