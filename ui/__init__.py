@@ -27,6 +27,9 @@ from ui.settings import Settings
 from ui.sidebar import current, sidebar
 from ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
 from ui.teach.quiz import exercises, predict_first
+from ui.teach.pitfall_blocks import dropout_pitfalls, heads_pitfalls, mask_pitfalls, softmax_pitfalls
+from ui.teach.softmax_lessons import (TEMPERATURES, normalisation_readout, one_weight_by_hand, overflow_demo,
+                                      precedence_pitfall, sharpness_metrics, show_temperature, softmax_agreement)
 from ui.teach.readers import reader_questions
 from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, job_progress,
                                look_closer, look_closer_frames, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
@@ -44,4 +47,7 @@ __all__ = [
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",
+    "dropout_pitfalls", "heads_pitfalls", "mask_pitfalls", "softmax_pitfalls",
+    "TEMPERATURES", "normalisation_readout", "one_weight_by_hand", "overflow_demo", "precedence_pitfall",
+    "sharpness_metrics", "show_temperature", "softmax_agreement",
 ]
