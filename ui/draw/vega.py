@@ -7,6 +7,7 @@ dataset names do not depend on the numbers (charts.to_spec), so the browser keep
 swaps the data. Both caches are Streamlit's own (`st.cache_resource`), keyed on plain values: the
 leading underscore of `_build` keeps the builder out of the key.
 """
+import functools
 import hashlib
 import threading
 import weakref
@@ -111,6 +112,21 @@ def cached_image(key: tuple, build):
     return _image(key, build)
 
 
+@functools.lru_cache(maxsize=1024)
+def _records_bytes(records: tuple) -> bytes:
+    return arrow_bytes([dict(record) for record in records])
+
+
+def _datasets_as_bytes(spec: dict) -> dict:
+    """A spec whose datasets are all Arrow bytes: a selection (charts.select) adds a few records, which
+    Streamlit would convert through pandas on every rerun (about 1 ms a chart, six charts on /mask)."""
+    datasets = spec.get("datasets") or {}
+    if not any(isinstance(records, list) for records in datasets.values()):
+        return spec
+    return dict(spec, datasets={name: _records_bytes(tuple(tuple(r.items()) for r in records))
+                                if isinstance(records, list) else records for name, records in datasets.items()})
+
+
 def draw_spec(spec: dict, name: str, table=None, data=None, **kwargs):
     """A ready Vega-Lite dict on screen, with its download buttons: the one place a chart is drawn.
 
@@ -118,6 +134,7 @@ def draw_spec(spec: dict, name: str, table=None, data=None, **kwargs):
     again and holds a process-wide lock: with a class of users that lock is a queue. data: a table
     for a spec that holds none (the same spec with new data keeps the browser's Vega view).
     """
+    spec = _datasets_as_bytes(spec)
     event = st.vega_lite_chart(data, spec=spec, **kwargs)
     if data is not None and this_run().downloads:  # a PNG or SVG needs the data inside the spec
         spec = dict(spec, data={"values": data.to_dict("records")})
