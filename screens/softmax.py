@@ -2,7 +2,6 @@
 import math
 
 import streamlit as st
-import torch
 
 from attention_core.book import stages
 from attention_core.drawing import numbers
@@ -37,14 +36,12 @@ def screen():
     # --- A: three normalisations of the simplified scores ----------------------------------------------
     st.header("Three ways to normalise (ω = x · x, §3.3.1)")
     all_rows = simple["attn_scores"]  # (T, T): every query's row, so the view scrubs the queries in the browser
-    normalised = {"divide by the sum": stages.normalize_by_sum(all_rows),
-                  "naive exp / sum": stages.softmax_naive(all_rows), "torch.softmax": stages.softmax(all_rows)}
-    drawable = {name: m for name, m in normalised.items() if torch.isfinite(m).all()}  # nan has no bar
+    normalised, drawable = ui.normalisations(all_rows)  # {name: (T, T)}; {name: its colours} of those without nan
     st.markdown(f"Scores of query {q + 1}: `{numbers.listing(all_rows[q])}`. Move the query in the view: the bars "
                 "show its scores and their three normalisations side by side.")
     ui.show_view(all_rows, settings, "scores", "one query's scores, three ways to normalise them", view_key="normalise",
                  parts=("row", "cell"), row_title="scores ω = x · x", commit=True,
-                 also=[(name, m, "weights" if bool(((m >= 0) & (m <= 1)).all()) else "scores") for name, m in drawable.items()])
+                 also=[(name, normalised[name], kind) for name, kind in drawable.items()])
     ui.normalisation_readout(all_rows, normalised, q, settings.labels, overflowed=len(drawable) < len(normalised))
 
     # --- B: scaling the trainable scores --------------------------------------------------------------
@@ -54,7 +51,7 @@ def screen():
                + f" d_k = keys.shape[-1] = d_out = {d_k}.")
     scores = record["attn_scores"]  # (T, T)
     both = [(f"softmax(ω / √{d_k})", record["attn_weights"]), ("softmax(ω), unscaled", record["unscaled_weights"])]
-    ui.show_view(torch.stack([m for _, m in both]), settings, "weights", "attention weights α", view_key="scaled",
+    ui.show_view(ui.stacked(*(m for _, m in both)), settings, "weights", "attention weights α", view_key="scaled",
                  commit=True, worked=(record["queries"], record["keys"], scores),
                  frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [1, 0], "initial": 0 if scale else 1,
                          "labels": [f"yes: {title}" for title, _ in both[:1]] + [f"no: {both[1][0]}"]})

@@ -12,8 +12,10 @@ import pandas as pd
 import streamlit as st
 import torch
 
+from attention_core.book import stages
 from attention_core.lessons import agreement, efficiency, experiments, initialisation, traces
 from ui.byte_cache import byte_cache
+from ui.draw.vega import fingerprint
 from ui.settings import Settings
 
 
@@ -111,3 +113,41 @@ def efficiency_measure(device, batch, heads, head_dim, num_tokens, repeats, meth
 def saturation(seed: int) -> pd.DataFrame:
     """experiments.saturation at GPT-2 small's width: one row per (inputs, weights) setup."""
     return pd.DataFrame(experiments.saturation(seed=seed))
+
+
+@byte_cache(max_mb=45, spinner="Computing…")
+def _tempered(scores_fingerprint: str, temperatures: tuple, *, _scores):
+    tempered = stages.softmax(_scores[None] / torch.tensor(temperatures, dtype=_scores.dtype)[:, None, None])  # (τ, T, T)
+    return tempered, experiments.sharpness_per_row(tempered)  # (τ, T, T), (τ, T, 2)
+
+
+def tempered(scaled_scores: torch.Tensor, temperatures) -> tuple:
+    """softmax(ω / (√d_k · τ)) for every τ, and each row's sharpness: once per scores, not per rerun (five
+    softmaxes and their entropies cost about 400 ms at 1,024 tokens)."""
+    return _tempered(fingerprint(scaled_scores), tuple(temperatures), _scores=scaled_scores)
+
+
+@byte_cache(max_mb=40, spinner="Computing…")
+def _normalisations(scores_fingerprint: str, *, _scores):
+    normalised = {"divide by the sum": stages.normalize_by_sum(_scores), "naive exp / sum": stages.softmax_naive(_scores),
+                  "torch.softmax": stages.softmax(_scores)}  # (T, T) each
+    kinds = {name: "weights" if bool(((m >= 0) & (m <= 1)).all()) else "scores"
+             for name, m in normalised.items() if torch.isfinite(m).all()}  # nan (an overflow) has no bar
+    return normalised, kinds
+
+
+def normalisations(scores: torch.Tensor) -> tuple[dict, dict]:
+    """§3.3.1's three normalisations of (T, T) scores, and how to colour each one that has no nan
+    ("weights" or "scores"): once per scores, not per rerun (about 50 ms at 1,024 tokens)."""
+    return _normalisations(fingerprint(scores), _scores=scores)
+
+
+@byte_cache(max_mb=40, spinner="Computing…")
+def _stacked(fingerprints: tuple, *, _tensors):
+    return torch.stack(_tensors)
+
+
+def stacked(*tensors: torch.Tensor) -> torch.Tensor:
+    """torch.stack of cached tensors, itself cached: one object per set, so its fingerprint (a view's cache
+    key) is computed once instead of hashing megabytes on every rerun."""
+    return _stacked(tuple(fingerprint(t) for t in tensors), _tensors=tensors)

@@ -16,7 +16,7 @@ from attention_core.lessons.presets import PARAMS
 from ui.byte_cache import one_at_a_time
 from ui.draw.export import download_buttons
 from ui.draw.heatmaps import as_numpy, overview_png
-from ui.draw.vega import fingerprint, font_scale
+from ui.draw.vega import fingerprint, font_scale, labels_key
 from ui.settings import Settings, this_run
 from ui.controls import committed
 from ui.state import set_value, value
@@ -70,7 +70,7 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
     scale = font_scale()
     # Fingerprints of the tensors as passed: views of a cached trace remember theirs (vega.fingerprint).
     cache_key = (fingerprint(matrix), tuple(fingerprint(m) for _, m, *_ in also), tuple(fingerprint(v) for _, v, *_ in vectors),
-                 None if worked is None else tuple(fingerprint(t) for t in worked_in), tuple(labels),
+                 None if worked is None else tuple(fingerprint(t) for t in worked_in), labels_key(map(str, labels)),
                  kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
                  tuple(name for name, *_ in extras), tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
                  None if frames is None else repr(sorted(frames.items())), dropped_from)

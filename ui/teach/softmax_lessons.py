@@ -14,6 +14,7 @@ from attention_core.drawing.numbers import short
 from attention_core.drawing.text import softmax_cell_latex
 from attention_core.lessons import agreement as agreement_checks
 from attention_core.lessons import claims, experiments, pitfalls
+from ui import cache
 from ui.checks import agreement, checked
 from ui.draw.view_route import show_view
 from ui.display import table
@@ -75,11 +76,10 @@ def one_weight_by_hand(record: dict, weights: torch.Tensor, q: int, k: int, scal
 def show_temperature(scaled_scores: torch.Tensor, temperature: float, settings: Settings) -> None:
     """softmax(ω / (√d_k · τ)) for every τ at once (a batch of five maps the browser scrubs)."""
     st.subheader("Temperature: one more divisor before softmax")
-    taus = torch.tensor(TEMPERATURES, dtype=scaled_scores.dtype)
-    tempered = stages.softmax(scaled_scores[None] / taus[:, None, None])  # (τ, T, T): softmax(ω / (√d_k · τ))
+    tempered, sharpness = cache.tempered(scaled_scores, TEMPERATURES)  # (τ, T, T): softmax(ω / (√d_k · τ)); (τ, T, 2)
     show_view(tempered, settings, "weights", "weights α at temperature τ", view_key="temperature",
               parts=("row", "cell"), commit=True,
-              vectors=[("sharpness", experiments.sharpness_per_row(tempered), ("largest weight", "entropy ÷ uniform"))],
+              vectors=[("sharpness", sharpness, ("largest weight", "entropy ÷ uniform"))],
               frames={"name": "Temperature τ", "param": "temperature", "values": TEMPERATURES,
                       "labels": [f"{t:g}" for t in TEMPERATURES], "initial": TEMPERATURES.index(temperature)})
     tokens = scaled_scores.shape[-1]
@@ -122,13 +122,14 @@ def softmax_agreement(simple_scores: torch.Tensor, record: dict) -> None:
 
     simple_scores: (T, T) ω = x · x; record: SelfAttention_v1's trace.
     """
-    naive = stages.softmax_naive(simple_scores)  # (T, T): overflows on large x · x
+    normalised, _ = cache.normalisations(simple_scores)
+    naive = normalised["naive exp / sum"]  # (T, T): overflows on large x · x
     checks = [("scaled context vectors vs F.scaled_dot_product_attention",
                checked(agreement_checks.unmasked_vs_sdpa, record, True))]
     overflow = claims.overflow_claim(naive)
     if overflow is None:
         checks.append(("naive exp/sum vs torch.softmax (x · x scores)",
-                       stages.max_abs_diff(naive, stages.softmax(simple_scores))))
+                       stages.max_abs_diff(naive, normalised["torch.softmax"])))
     agreement(checks)
     if overflow:
         st.caption(overflow)
