@@ -1,0 +1,106 @@
+"""The multi-head screen's pictures and sub-lessons that stand on their own: every head's map, the wrapper beside
+the weight split, out_proj, the parameter counts and the checks.
+
+screens/heads.py keeps the outline (the controls, the one-head view, how d_out is cut into heads, the prose) and
+calls each of these with one line. h is heads_trace's record: "mha" and "wrapper" traces with (1, h, T, …) tensors.
+"""
+import pandas as pd
+import streamlit as st
+
+from attention_core.book.modules import mha_parameter_count, out_proj_parameter_count, wrapper_parameter_count
+from attention_core.lessons import agreement as agreement_checks
+from attention_core.lessons import traces
+from ui.cache import mha_agreement
+from ui.checks import agreement, checked
+from ui.display import table
+from ui.draw.heatmaps import show_matrix
+from ui.settings import Settings
+
+MAX_DRAWN = 12  # heads drawn as heatmaps; more heads are counted, not drawn
+
+
+def head_maps(attn_weights, settings: Settings, q: int, trained: bool) -> None:
+    """One heatmap per head (the first MAX_DRAWN), two or four to a row; attn_weights: (h, T, T)."""
+    num_heads, T = attn_weights.shape[0], len(settings.tokens)
+    st.subheader("What each head attends to")
+    shown = min(num_heads, MAX_DRAWN)
+    if shown < num_heads:
+        st.caption(f"Drawing heads 1–{shown} of {num_heads}.")
+    per_row = 2 if T <= 64 else 4  # past 64 tokens a map is a texture: smaller maps, more to a row
+    for start in range(0, shown, per_row):
+        for col, i in zip(st.columns(per_row), range(start, min(start + per_row, shown))):
+            with col:
+                show_matrix(attn_weights[i], settings, "weights", f"head {i + 1}", selected_row=q, legend=i == 0)
+    if T > 64 and not trained:
+        st.caption(f"These untrained heads spread their weight almost evenly: the last row of head 1 gives its "
+                   f"largest weight {float(attn_weights[0, -1].max()):.4f}, where an even spread over {T} "
+                   "tokens gives " f"{1 / T:.4f}. On a 0 … 1 scale every cell would be the colour of zero, so the "
+                   "maps colour each weight against an even share; the speckle is each query liking some keys a "
+                   "little more or less than the even share, by chance (no head has learned a pattern yet).")
+
+
+def wrapper_vs_split(h: dict, settings: Settings, d_in: int, d_out: int, num_heads: int) -> None:
+    """The two classes' context vectors side by side, then every tensor's shape in each."""
+    head_dim, plural = d_out // num_heads, "head" if num_heads == 1 else "heads"
+    st.subheader("Wrapper vs weight split")
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**MultiHeadAttentionWrapper**: {num_heads} separate `CausalAttention` modules, each with its "
+                    f"own {d_in}→{d_out} projections; their outputs are concatenated: {num_heads} × {d_out} = "
+                    f"{num_heads * d_out} columns.")
+        table(h["wrapper"]["context_vec"], "context_vecs (wrapper)", settings.labels,
+              [f"h{i + 1}·{j + 1}" for i in range(num_heads) for j in range(d_out)])
+    with right:
+        st.markdown(f"**MultiHeadAttention**: one {d_in}→{d_out} projection each for Q, K, V, cut into {num_heads} "
+                    f"{plural} of head_dim {head_dim}, merged back and mixed by `out_proj`: {d_out} columns.")
+        table(h["mha"]["context_vec"], "context_vecs (MultiHeadAttention)", settings.labels)
+    # st.table, not st.dataframe: a static table wraps its text, so no shape is cut off at a column's edge.
+    st.table(pd.DataFrame(traces.shape_rows(h, len(settings.tokens), d_in, num_heads),
+                          columns=["tensor", "MultiHeadAttentionWrapper", "MultiHeadAttention"]),
+             hide_index=True, width="content")
+
+
+def out_proj_lesson(h: dict, settings: Settings, d_out: int, num_heads: int) -> None:
+    """merge_heads leaves each head in its own columns; out_proj's d_out × d_out weights mix them."""
+    mha, head_dim = h["mha"], d_out // num_heads
+    st.subheader("out_proj: mixing the heads")
+    block = "each column" if head_dim == 1 else f"each block of {head_dim} columns"
+    st.markdown(f"After `merge_heads`, {block} still holds one head's result only. "
+                f"`out_proj` is an `nn.Linear({d_out}, {d_out})`, so every output column draws on all heads: "
+                f"{d_out} × {d_out} weights + {d_out} biases = **{h['out_proj_params']:,} parameters**.")
+    left, right = st.columns(2)
+    with left:
+        table(mha["merged"], "merged (before out_proj)", settings.labels,
+              [f"h{i + 1}·{j + 1}" for i in range(num_heads) for j in range(head_dim)])
+    with right:
+        table(mha["context_vec"], "context_vec = out_proj(merged)", settings.labels)
+
+
+def parameter_counts(d_in: int, d_out: int, num_heads: int) -> None:
+    """The two classes' parameter counts at this screen's sizes, and why only the wrapper's grows with the heads."""
+    plural = "head" if num_heads == 1 else "heads"
+    st.subheader("Parameter counts")
+    # GPT-2 small's counts are exercise 3.3's answer: its worked solution shows them, not this table.
+    counts = pd.DataFrame([
+        (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}",
+         f"{wrapper_parameter_count(d_in, d_out, num_heads):,}", f"{mha_parameter_count(d_in, d_out, num_heads):,}",
+         f"{out_proj_parameter_count(d_out):,}"),
+    ], columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"])
+    st.table(counts, hide_index=True, width="content")
+    st.caption("The wrapper gives every head a full d_out-wide projection, so its count grows with the number of "
+               "heads; MultiHeadAttention's does not: 3 · d_in · d_out for Q, K, V plus d_out · d_out + d_out for "
+               "out_proj, whatever num_heads is. The context length adds no parameters (only the mask buffer). "
+               "GPT-2 small's layer is exercise 3.3 below.")
+
+
+def heads_agreement(mha: dict, settings: Settings, d_in: int, d_out: int, num_heads: int, trained: bool) -> None:
+    """Every head against PyTorch's fused causal attention and, where its shapes allow, nn.MultiheadAttention."""
+    checks = [("each head vs F.scaled_dot_product_attention(is_causal=True)", checked(agreement_checks.causal_vs_sdpa, mha))]
+    if d_in == d_out and not trained:
+        torch_mha = mha_agreement(settings, num_heads)
+        checks += [("output vs nn.MultiheadAttention", torch_mha["output"]),
+                   ("weights vs nn.MultiheadAttention", torch_mha["weights"])]
+    else:
+        st.caption("nn.MultiheadAttention needs d_in = d_out (its queries have embed_dim features), so that "
+                   "comparison appears when the two are equal.")
+    agreement(checks)
