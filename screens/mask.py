@@ -4,9 +4,8 @@ import streamlit as st
 
 from attention_core.book import stages
 from attention_core.drawing import numbers
-from attention_core.lessons import agreement, claims, initialisation, pitfalls
+from attention_core.lessons import agreement, initialisation
 import ui
-from attention_core.book.inputs import MAX_TOKENS
 from attention_core.book.modules import CausalAttention
 from attention_core.drawing.text import abridged_sum_latex, causal_softmax_latex
 
@@ -35,33 +34,9 @@ def screen():
     unmasked, raw, scaled = record["unmasked_weights"], record["masked_scores"], record["scaled_scores"]
     d_k = record["keys"].shape[-1]
     labels = settings.labels
-
-
     names, who = [ui.md_escape(t) for t in settings.tokens], ui.md_escape(labels[q])
 
-    st.subheader("The mask")
-    buffer = record["mask"]  # (context_length, context_length)
-    used_mask = buffer[:T, :T]
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.show_matrix(stages.mask_simple(T), settings, "mask", "variant 1: torch.tril (1 = may see)",
-                       mask_labels=("blocked", "may see"))
-    with c2:
-        ui.show_matrix(used_mask, settings, "mask", "variant 2: buffer mask[:T, :T] (1 = future, blocked)",
-                       mask_labels=("may see", "blocked"))
-    m1, m2, m3 = st.columns(3)
-    m1.metric("buffer `mask` (registered once)", f"{tuple(buffer.shape)}")
-    m2.metric(f"used: mask[:{T}, :{T}]", f"{tuple(used_mask.shape)}")
-    if context_length > T:
-        same, _, _ = ui.causal(settings, "mask", T)
-        diff = stages.max_abs_diff(weights, same["attn_weights"])
-        m3.metric(f"max |weights(context_length={context_length}) − weights({T})|", f"{diff:.1g}")
-        st.success(f"Identical weights: the module builds a {context_length} × {context_length} buffer but slices "
-                   f"`mask[:{T}, :{T}]`, so only its top-left corner ever meets the {T} × {T} scores. "
-                   f"context_length is the longest input the module accepts, not a change to the math.")
-    elif T < MAX_TOKENS:
-        st.caption(f"Move context_length above {T} to see that a larger buffer gives the same weights. Below {T} "
-                   f"the slice would be smaller than the scores and PyTorch would raise a shape error.")
+    ui.mask_and_buffer(record, settings, context_length)
 
     st.subheader("Mask the scores, then softmax")
     ui.show_matrix(raw, settings, "scores", "masked_scores: −∞ where the mask is 1", selected_row=q)
@@ -94,14 +69,7 @@ def screen():
     st.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
                "Variant 2 gets there with one softmax and no second division.")
 
-    st.subheader("What goes wrong")
-    row_sums = simple.sum(dim=-1)  # (T,)
-    st.markdown(f"**Zeroing after softmax without renormalising.** The weights of {who} sum to "
-                f"{float(row_sums[q]):.4f} instead of 1; every row but the last loses weight:")
-    ui.table(row_sums, "masked_simple.sum(dim=-1)", ["row sum"], labels)
-    st.markdown(claims.leak_claim(unmasked[q], q, names, who))
-    ui.show_matrix(unmasked, settings, "weights", "no mask: softmax over all keys (future included)",
-                   selected_row=q)
+    ui.what_goes_wrong(record, settings, q, names, who)
 
     st.subheader("The tensors")
     ui.table(raw, "masked_scores (attn_scores.masked_fill(mask_bool, -inf))", labels, labels)
@@ -128,28 +96,7 @@ def screen():
     ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", ui.checked(agreement.causal_vs_sdpa, record)),
                   ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
     ui.reader_questions("mask", settings, record=record)
-    if ui.pitfalls_toggle():
-        fp16 = pitfalls.mask_value_in_float16(record["attn_scores"])
-        ui.pitfall("`-1e9` as the mask value in float16", "scores.half().masked_fill(mask, -1e9)",
-                   "scores.half().masked_fill(mask, -torch.inf)",
-                   f"PyTorch refuses: {fp16['error']} (float16 stops at 65,504)." if fp16["error"]
-                   else "No error on this device, but -1e9 is not exactly -inf.",
-                   f"Works in every dtype; row sums {float(fp16['right'].sum(dim=-1).min()):.4f} … "
-                   f"{float(fp16['right'].sum(dim=-1).max()):.4f}.")
-        row = pitfalls.fully_masked_row(min(T, 6))
-        ui.pitfall("A row with every key masked (padding)", "torch.softmax(torch.full((n,), -1e9), dim=-1)",
-                   "torch.softmax(torch.full((n,), -torch.inf), dim=-1)  # then handle the nan row",
-                   f"{', '.join(f'{float(v):.4f}' for v in row['with_minus_1e9'])}: silently spreads its weight "
-                   "evenly over keys it must not see.",
-                   f"{', '.join(str(float(v)) for v in row['with_inf'])}: nan, loud, so the bug is found "
-                   "(real code zeroes such rows or never masks a whole row).")
-        leak = pitfalls.future_leak(unmasked)
-        worst = int(leak.argmax())
-        ui.pitfall("Forgetting the mask", "torch.softmax(attn_scores / d_k**0.5, dim=-1)",
-                   "torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / d_k**0.5, dim=-1)",
-                   f"Every row but the last puts weight on later tokens; query {worst + 1} gives "
-                   f"{float(leak[worst]):.4f} of its weight to the future.",
-                   "0.0000 of every row's weight goes to later tokens.")
+    ui.mask_pitfalls(record, unmasked, T)
 
 
 screen()
