@@ -4,13 +4,11 @@ import torch
 
 from attention_core.book import stages
 from attention_core.drawing import charts
-from attention_core.lessons import agreement, initialisation, pitfalls
+from attention_core.lessons import agreement, initialisation
 import ui
 from attention_core.lessons.presets import PARAMS
 
-CONVERGE_TOKENS = 64  # the many-draws average runs on the rows of the first 64 queries at most
 RATES = [round(0.05 * i, 2) for i in range(21)]  # the dropout slider's steps, all sent at once up to 64 tokens
-DRAWS = [2**i for i in range(11)]  # N = 1, 2, 4, ..., 1024 draws
 BOOK_WAY = """torch.manual_seed(123)            # the book: one global seed for the whole process
 dropout = torch.nn.Dropout(0.5)   # p = 0.5: each cell dropped with probability 1/2
 print(dropout(attn_weights))      # survivors are multiplied by 1 / (1 - 0.5) = 2
@@ -57,19 +55,7 @@ def screen():
     if not ui.predict_first("dropout", settings, weights=weights, dropped=dropped, p=p, train=train, q=q):
         st.stop()
 
-    if not train:
-        st.info("Eval mode (`model.eval()`): dropout is the identity, so the weights pass through unchanged. "
-                "Dropout is only active in training (`model.train()`).")
-    elif p >= 1:
-        st.warning("p = 1: all weights dropped: the context vectors are all zero. PyTorch returns zeros here "
-                   "rather than dividing by 1 − p = 0.")
-    elif p == 0:
-        st.info("p = 0: nothing is dropped and the scale factor is 1: the weights are unchanged.")
-    factor = ("× 1 (dropout off)" if not train else "none: all dropped" if p >= 1 else f"× {1 / (1 - p):.4f}")
-    cols = st.columns(3)
-    cols[0].metric("Scale factor 1 / (1 − p)", factor)
-    cols[1].metric("Visible weights dropped", f"{n_dropped:,} of {n_visible:,}")
-    cols[2].metric("Future cells (causal mask, already 0)", f"{num_tokens * num_tokens - n_visible:,}")
+    ui.draw_summary(p, train, num_tokens, n_visible, n_dropped)
 
     rates = RATES if scrubbed else [p]
     after = torch.stack([stages.dropout(weights, rate, seed, train)[0] for rate in rates])  # (rates, T, T)
@@ -87,41 +73,8 @@ def screen():
                "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
                "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")
 
-    st.subheader("One cell, by hand")
-    w, m, d = float(weights[q, k]), float(keep[q, k]), float(dropped[q, k])
-    cell = rf"_{{{q + 1},{k + 1}}}"
-    if not train:
-        st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = \alpha{cell} = {w:.4f} \quad \text{{(eval mode)}}")
-    elif p >= 1:
-        st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = 0 \quad \text{{(p = 1: every weight is dropped)}}")
-    else:
-        st.latex(rf"\operatorname{{dropout}}(\alpha{cell}) = \frac{{\alpha{cell} \cdot m{cell}}}{{1 - p}} = "
-                 rf"{w:.4f} \times {m:.0f} / {ui.short(1 - p)} = {d:.4f}")
-    why = ("it is in the future of the query, so the causal mask had already set it to 0" if k > q
-           else "eval mode keeps every weight" if not train
-           else "dropout removed it" if m == 0 else f"it survived and was scaled by 1/(1 − p) = {1 / (1 - p):.4f}")
-    st.caption(f"α is the causal weight of query {settings.labels[q]} for key {settings.labels[k]}, m the keep "
-               f"mask (1 kept, 0 dropped): {why}.")
-
-    st.subheader("Row sums and the average over many draws")
-    ui.table(torch.stack([weights.sum(dim=-1), dropped.sum(dim=-1)], dim=1), "row_sums", settings.labels,
-             ["attn_weights", "after dropout"])
-    n = min(num_tokens, CONVERGE_TOKENS)
-    frame, mean_sums = ui.dropout_convergence(weights[:n, :n].contiguous(), p, tuple(DRAWS), seed)  # causal: these rows end at column n
-    ui.cached_chart(("dropout convergence", *frame.itertuples(index=False)),  # a few rows: the chart once per set
-                    lambda: charts.line_chart(frame, "draws", "difference", "measure",
-                                              "average of N dropout draws vs the weights", log_x=True,
-                                              y_title="largest |difference|"),
-                    "dropout average convergence", lambda: frame, width="stretch")
-    scope = f"the rows of the first {n} queries (of {num_tokens}, to keep it fast)" if n < num_tokens else "all rows"
-    if p >= 1:
-        st.caption(f"Over {scope}: with p = 1 nothing ever survives, so the average stays 0 and never approaches "
-                   "the weights.")
-    else:
-        st.caption(f"Training-mode draws with seeds {seed} … {seed} + N − 1 over {scope}. One draw breaks the row "
-                   f"sums, but the average of {DRAWS[-1]} draws has row sums between {float(mean_sums.min()):.4f} "
-                   f"and {float(mean_sums.max()):.4f}: dropout keeps every weight's expected value, and the "
-                   "error shrinks roughly like 1/√N." + (" With p = 0 every draw equals the weights." if p == 0 else ""))
+    ui.one_cell_by_hand(weights, keep, dropped, q, k, p, train, settings.labels)
+    ui.many_draws(weights, dropped, p, seed, settings.labels)
 
     st.subheader("The tensors")
     ui.table(weights, "attn_weights", settings.labels, settings.labels)
@@ -148,14 +101,7 @@ def screen():
     ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
                    ui.checked(agreement.dropout_vs_nn, weights, p, seed) if train else 0.0)])
     ui.reader_questions("dropout", settings, record=record, p=p, seed=seed, q=q)
-    if ui.pitfalls_toggle():
-        rate = p if 0 < p < 1 else 0.5
-        runs = pitfalls.causal_dropout_at_inference(settings.x, settings.d_out, rate, settings.seed_for("dropout"))
-        ui.pitfall(f"Dropout left on at inference (p = {rate:g})", "model(x)  # still in model.train() mode",
-                   "model.eval()\nwith torch.no_grad():\n    model(x)",
-                   f"Two predictions for the same input differ by up to {runs['train_diff']:.4f}: "
-                   "the model's answers are random.",
-                   f"Two predictions differ by {runs['eval_diff']:.4f}: eval mode switches dropout off.")
+    ui.dropout_pitfalls(settings, p)
 
 
 screen()

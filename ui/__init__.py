@@ -28,6 +28,7 @@ from ui.settings import Settings
 from ui.sidebar import current, sidebar
 from ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
 from ui.teach.quiz import exercises, predict_first
+from ui.teach.dropout_lessons import draw_summary, many_draws, one_cell_by_hand
 from ui.teach.heads_lessons import head_maps, heads_agreement, out_proj_lesson, parameter_counts, wrapper_vs_split
 from ui.teach.mask_lessons import mask_and_buffer, what_goes_wrong
 from ui.teach.pitfall_blocks import dropout_pitfalls, heads_pitfalls, mask_pitfalls, softmax_pitfalls
@@ -51,7 +52,7 @@ __all__ = [
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",
     "head_maps", "heads_agreement", "out_proj_lesson", "parameter_counts", "wrapper_vs_split",
-    "mask_and_buffer", "what_goes_wrong",
+    "draw_summary", "many_draws", "one_cell_by_hand", "mask_and_buffer", "what_goes_wrong",
     "dropout_pitfalls", "heads_pitfalls", "mask_pitfalls", "softmax_pitfalls",
     "TEMPERATURES", "normalisation_readout", "one_weight_by_hand", "overflow_demo", "precedence_pitfall",
     "sharpness_metrics", "show_temperature", "softmax_agreement",
