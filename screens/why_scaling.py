@@ -1,26 +1,15 @@
 """Going further: why attention divides q . k by sqrt(d_k), measured on random queries and keys."""
 import math
 
-import pandas as pd
 import streamlit as st
 
-from attention_core.drawing import charts, numbers
+from attention_core.drawing import charts
 from attention_core.lessons import experiments
 import ui
-from attention_core.drawing.numbers import short
 from attention_core.lessons.experiments import POWERS, SCALED, UNSCALED
 
 SAMPLE_CHOICES = [256, 512, 1024, 2048, experiments.MAX_SAMPLES]
 SHORT = {SCALED: "scaled", UNSCALED: "unscaled"}
-
-
-def curve(sweep: pd.DataFrame, y: str, title: str, chosen: int, log_y: bool = False) -> None:
-    """One measure of the sweep against d_k (log axis), the chosen d_k marked, with download buttons.
-
-    log_y: the variance spans 1 to 1024 and the gradient several powers of ten; equal ratios, equal steps.
-    """
-    ui.chart(charts.line_chart(sweep, "d_k", y, "scores", title, log_x=True, mark_x=chosen, log_y=log_y),
-             f"why scaling {title}", lambda: sweep[["d_k", "scores", y]], width="stretch")
 
 
 ui.current()  # the sidebar, and notes about bad URL values on top
@@ -54,7 +43,7 @@ st.caption(f"{samples:,} queries per d_k, each scoring {tokens} keys ({samples *
 
 # --- 1: variance ---------------------------------------------------------------------------------
 st.header("1 · The variance of q · k grows like d_k")
-curve(sweep, "variance", "variance of the scores vs d_k", d_k, log_y=True)
+ui.scaling_curve(sweep, "variance", "variance of the scores vs d_k", d_k, log_y=True)
 slope = experiments.loglog_slope(POWERS, sweep[sweep["scores"] == UNSCALED]["variance"])
 st.markdown(
     f"q · k adds up d_k products of two independent unit-variance numbers, so its variance is about d_k: on these "
@@ -80,7 +69,7 @@ st.markdown(
 st.header("3 · Unscaled, softmax saturates")
 for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
     with column:
-        curve(sweep, metric, f"{metric} vs d_k", d_k)
+        ui.scaling_curve(sweep, metric, f"{metric} vs d_k", d_k)
 st.markdown(f"At **d_k = {d_k}**:")
 pairs = [(label, metric) for metric in ("largest weight", "entropy (nats)") for label in (SCALED, UNSCALED)]
 for cell, (label, metric) in zip(st.columns(4), pairs):
@@ -95,7 +84,7 @@ st.markdown(
 
 # --- 4: the gradient vanishes ------------------------------------------------------------------------
 st.header("4 · …and its gradient vanishes")
-curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k, log_y=True)
+ui.scaling_curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k, log_y=True)
 left, right = st.columns(2)
 ratio = picked.loc[SCALED, "gradient (median)"] / max(picked.loc[UNSCALED, "gradient (median)"], 1e-300)
 left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k}", f"{picked.loc[UNSCALED, 'gradient (median)']:.2e}")
@@ -114,36 +103,7 @@ st.caption(
 )
 
 # --- 5: the mean matters as well as the variance ------------------------------------------------------
-st.header("5 · Why zero-mean vectors: the book's torch.rand weights at GPT-2 size")
-saturation = ui.saturation(int(seed))
-st.markdown(
-    f"√d_k undoes the growth of the scores' *variance* when queries and keys have mean 0. `SelfAttention_v1` draws "
-    f"its weights with `torch.rand`, all in [0, 1), and random inputs drawn with `torch.rand` are all positive too. "
-    f"Then every query and key points roughly the same way: the scores get a large positive *mean* that grows like "
-    f"d, not √d, and keys whose vectors are a little longer beat the others by thousands. Below, "
-    f"{experiments.SATURATION_TOKENS} random tokens of width d = {experiments.SATURATION_D} (GPT-2 small's), "
-    "each setup measured scaled and unscaled, with no mask. This is why the book moves on to `SelfAttention_v2`, "
-    "whose `nn.Linear` weights are zero-mean (uniform in ±1/√d_in), and why the app's screens use zero-mean "
-    "inputs and nn.Linear's weights beyond the book's six 3-d vectors."
-)
-worst, real = saturation.iloc[0], saturation.iloc[-1]
-left, right = st.columns(2)
-left.metric("torch.rand inputs and weights · scaled · largest weight", short(worst["largest weight, scaled"]),
-            help=f"score mean {numbers.plain(worst['score mean'])}; spread in a row after scaling "
-                 f"{numbers.plain(worst['spread in a row'])}")
-right.metric("zero-mean inputs, nn.Linear weights · scaled · largest weight", short(real["largest weight, scaled"]),
-             help=f"score mean {numbers.plain(real['score mean'])}; spread in a row after scaling "
-                  f"{numbers.plain(real['spread in a row'])}")
-shown = saturation.copy()
-for column in shown.columns[2:]:  # the scores as they come; weights and shares (0 … 1) to 4 decimals
-    shown[column] = shown[column].map(numbers.plain if column in ("score mean", "spread in a row") else short)
-st.dataframe(shown, hide_index=True, width="stretch")
-st.caption("Score mean: over all q · k. Spread in a row: the median over queries of the standard deviation of "
-           "ω / √d across one query's keys (softmax ignores a row's mean, not its spread). Largest weight and "
-           f"entropy ÷ uniform: medians over queries (1/{experiments.SATURATION_TOKENS} and 1 for an even split, 1 "
-           f"and 0 for a one-hot); one-hot rows: the share whose largest weight exceeds {experiments.ONE_HOT}. "
-           "Zero-mean inputs alone are not enough (the weights' positive mean aligns every query), nor are zero-mean "
-           "weights alone (all-positive inputs make every key alike, so the rows come out even).")
+ui.zero_mean_lesson(int(seed))
 
 st.header("All the numbers")
 st.dataframe(sweep.style.format({c: "{:.4g}" for c in sweep.columns if c not in ("d_k", "scores")}),

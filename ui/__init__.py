@@ -35,6 +35,7 @@ from ui.teach.pitfall_blocks import dropout_pitfalls, heads_pitfalls, mask_pitfa
 from ui.teach.softmax_lessons import (TEMPERATURES, normalisation_readout, one_weight_by_hand, overflow_demo,
                                       precedence_pitfall, sharpness_metrics, show_temperature, softmax_agreement)
 from ui.teach.readers import reader_questions
+from ui.teach.why_scaling_lessons import scaling_curve, zero_mean_lesson
 from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, job_progress,
                                look_closer, look_closer_frames, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
                                trained_run, training_job, training_step_options)
@@ -55,5 +56,5 @@ __all__ = [
     "draw_summary", "many_draws", "one_cell_by_hand", "mask_and_buffer", "what_goes_wrong",
     "dropout_pitfalls", "heads_pitfalls", "mask_pitfalls", "softmax_pitfalls",
     "TEMPERATURES", "normalisation_readout", "one_weight_by_hand", "overflow_demo", "precedence_pitfall",
-    "sharpness_metrics", "show_temperature", "softmax_agreement",
+    "sharpness_metrics", "show_temperature", "softmax_agreement", "scaling_curve", "zero_mean_lesson",
 ]
