@@ -35,6 +35,7 @@ from ui.teach.pitfall_blocks import dropout_pitfalls, heads_pitfalls, mask_pitfa
 from ui.teach.softmax_lessons import (TEMPERATURES, normalisation_readout, one_weight_by_hand, overflow_demo,
                                       precedence_pitfall, sharpness_metrics, show_temperature, softmax_agreement)
 from ui.teach.readers import reader_questions
+from ui.teach.train_yourself import train_yourself
 from ui.teach.why_scaling_lessons import scaling_curve, zero_mean_lesson
 from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, job_progress,
                                look_closer, look_closer_frames, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
@@ -57,4 +58,5 @@ __all__ = [
     "dropout_pitfalls", "heads_pitfalls", "mask_pitfalls", "softmax_pitfalls",
     "TEMPERATURES", "normalisation_readout", "one_weight_by_hand", "overflow_demo", "precedence_pitfall",
     "sharpness_metrics", "show_temperature", "softmax_agreement", "scaling_curve", "zero_mean_lesson",
+    "train_yourself",
 ]
