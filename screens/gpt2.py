@@ -1,9 +1,8 @@
 """Going further: OpenAI's GPT-2 124M inside the book's MultiHeadAttention, on the class's own sentence."""
-import pandas as pd
 import streamlit as st
 
 from attention_core.drawing import charts, head_images
-from attention_core.models import gpt2, head_labels
+from attention_core.models import gpt2
 import ui
 from attention_core.book.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
 from attention_core.lessons.presets import code
@@ -24,36 +23,8 @@ if not public:
                       placeholder=f"${ui.GPT2_ENV_VAR} or the Hugging Face cache",
                       help="A folder on the server in the hub's layout; empty: $GPT2_DIR, then the hub's cache.")
 directory, why = ui.gpt2_find(ui.gpt2_source())
-
-
-def missing_weights(why: str) -> None:
-    """The kind, quick explanation when there is no copy of the weights."""
-    st.info(
-        "**GPT-2's weights are not on this server yet**, so this screen has nothing to show. Everything else in "
-        "the app works without them.\n\n"
-        "To fetch them once (about 550 MB, into the Hugging Face cache), run in the app's folder:\n\n"
-        "```bash\npython -m attention_core.models.gpt2 --download\n```\n\n"
-        f"Or point the app at a copy: a folder holding `{'`, `'.join(gpt2.FILES)}` (the hub's `gpt2` layout), "
-        f"named in the environment variable `{ui.GPT2_ENV_VAR}`"
-        + (". On this public demo only its operator can do that." if public else
-           " or in *Where the weights come from* above."), icon=":material/cloud_off:")
-    st.caption(f"What was checked: {why}.")
-    if not public and st.button("Try to download GPT-2 now", icon=":material/download:"):
-        found, error = ui.gpt2_download()
-        if found:
-            st.rerun()
-        st.warning(f"The download did not work ({error}). Without a network, copy the folder from a machine "
-                   "that has it.", icon=":material/wifi_off:")
-    trained = registry.BY_NAME.get("trained")
-    if trained:
-        st.page_link(trained.file, label="Meanwhile: heads of tiny models trained here, offline",
-                     icon=":material/school:")
-    else:
-        st.markdown("Meanwhile, the trained toy models (`/trained`) show the same head patterns offline.")
-
-
 if directory is None:
-    missing_weights(why)
+    ui.missing_weights(why, public, registry.BY_NAME.get("trained"))
     st.stop()
 
 model = ui.gpt2_model(directory)
@@ -91,11 +62,7 @@ def screen():
              caption=f"colour: weight ÷ the uniform share 1/(keys visible), on a log scale from "
                      f"1/{2 ** head_images.RANGE:g} (blue) through 1 (white) to {2 ** head_images.RANGE:g}× (red); "
                      "grey = the masked future")
-    grid = pd.DataFrame([[head_labels.LABELS[s.label] for s in row] for row in scores],
-                        index=[f"layer {l + 1}" for l in range(cfg.n_layer)],
-                        columns=[f"head {h + 1}" for h in range(cfg.n_head)])
-    st.markdown("**What each head does, read off its map** (the rule is in `attention_core/models/head_labels.py`):")
-    st.dataframe(grid, width="content", height=35 * (cfg.n_layer + 1) + 3)  # every layer, no inner scroll
+    ui.head_label_grid(scores, cfg.n_layer, cfg.n_head)
 
     layer = ui.clamp("layer", low=1, high=cfg.n_layer, fallback_note=f"Layer {{old}} does not exist (GPT-2 has "
                      f"{cfg.n_layer}); showing layer {{new}}.") - 1
@@ -112,17 +79,7 @@ def screen():
                                   {"name": "Head", "param": "head", "values": list(range(1, cfg.n_head + 1)),
                                    "labels": [str(n) for n in range(1, cfg.n_head + 1)]}],
                          "initial": layer * cfg.n_head + head}, labels=labels)
-    s = scores[layer][head]
-    st.subheader(f"Layer {layer + 1}, head {head + 1}: {head_labels.LABELS[s.label]}")
-    cols = st.columns(5)
-    for col, (name, v) in zip(cols, [("previous token", s.previous), ("first token", s.first),
-                                     ("same token earlier", s.duplicate), ("itself", s.self), ("spread", s.spread)]):
-        col.metric(name, "—" if v != v else f"{v:.2f}")
-    st.caption("Average weight, over queries 2 to T, on the token just before, on the first token, on earlier "
-               "copies of the query's own token (— when no token repeats) and on itself; spread is the entropy "
-               "relative to a uniform row (1 = uniform).")
-    with st.expander("Exact values"):
-        ui.table(weights[layer, head], f"attn_weights[0, {head}] of layer {layer + 1}", labels, labels)
+    ui.head_numbers(scores[layer][head], weights, layer, head, labels)
 
     st.subheader(f"Head view: all {cfg.n_head} heads of layer {layer + 1}")
     ui.draw_image(ui.png_bytes(head_images.model_view(weights[layer:layer + 1], head_px=160)),
