@@ -31,6 +31,8 @@ from ui.teach.quiz import exercises, predict_first
 from ui.teach.dropout_lessons import draw_summary, many_draws, one_cell_by_hand
 from ui.teach.gpt2_lessons import head_label_grid, head_numbers, missing_weights
 from ui.teach.heads_lessons import head_maps, heads_agreement, out_proj_lesson, parameter_counts, wrapper_vs_split
+from ui.teach.implementations_lessons import (fastest, implementation_agreements, sdpa_kernels,
+                                              stored_implementations, timing_table)
 from ui.teach.mask_lessons import mask_and_buffer, what_goes_wrong
 from ui.teach.pitfall_blocks import dropout_pitfalls, heads_pitfalls, mask_pitfalls, softmax_pitfalls
 from ui.teach.softmax_lessons import (TEMPERATURES, normalisation_readout, one_weight_by_hand, overflow_demo,
@@ -60,4 +62,5 @@ __all__ = [
     "TEMPERATURES", "normalisation_readout", "one_weight_by_hand", "overflow_demo", "precedence_pitfall",
     "sharpness_metrics", "show_temperature", "softmax_agreement", "scaling_curve", "zero_mean_lesson",
     "train_yourself", "head_label_grid", "head_numbers", "missing_weights",
+    "fastest", "implementation_agreements", "sdpa_kernels", "stored_implementations", "timing_table",
 ]
