@@ -29,6 +29,7 @@ from ui.sidebar import current, sidebar
 from ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
 from ui.teach.quiz import exercises, predict_first
 from ui.teach.dropout_lessons import draw_summary, many_draws, one_cell_by_hand
+from ui.teach.efficiency_lessons import measurement_charts, measurement_summary
 from ui.teach.gpt2_lessons import head_label_grid, head_numbers, missing_weights
 from ui.teach.heads_lessons import head_maps, heads_agreement, out_proj_lesson, parameter_counts, wrapper_vs_split
 from ui.teach.implementations_lessons import (fastest, implementation_agreements, sdpa_kernels,
@@ -62,5 +63,5 @@ __all__ = [
     "TEMPERATURES", "normalisation_readout", "one_weight_by_hand", "overflow_demo", "precedence_pitfall",
     "sharpness_metrics", "show_temperature", "softmax_agreement", "scaling_curve", "zero_mean_lesson",
     "train_yourself", "head_label_grid", "head_numbers", "missing_weights",
-    "fastest", "implementation_agreements", "sdpa_kernels", "stored_implementations", "timing_table",
+    "measurement_charts", "measurement_summary", "fastest", "implementation_agreements", "sdpa_kernels", "stored_implementations", "timing_table",
 ]
