@@ -146,7 +146,7 @@ def mask_questions(record: dict, tokens: list[str], q: int, k: int) -> list[Ques
         f"Compared with no mask, the weight of query {_tok(tokens, q)} on key {_tok(tokens, k)} with the mask is:",
         "choice", (answer,),
         f"Without the mask it is {free:.4f}, with the mask {masked:.4f}. "
-        + (f"The key lies in the query's future, so the mask removes it."
+        + ("The key lies in the query's future, so the mask removes it."
            if k > q else f"The {future:.4f} the future keys would have taken is shared out among the {q + 1} "
                          f"visible keys, in proportion to their weights." if future > SAME
            else "The query has no future keys, so nothing changes."),
