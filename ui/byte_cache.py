@@ -34,13 +34,15 @@ def one_at_a_time(build):
 
 
 def size_of(value) -> int:
-    """Bytes held by tensors, arrays and bytes inside value (dicts, lists, tuples, dataclasses)."""
+    """Bytes held by tensors, arrays, Arrow tables, bytes and text inside value (dicts, lists, tuples, dataclasses)."""
     if isinstance(value, torch.Tensor):
         return value.untyped_storage().nbytes() if value.device.type == "cpu" else value.nbytes
     if isinstance(value, np.ndarray):
         return value.nbytes
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, (bytes, bytearray, str)):
         return len(value)
+    if hasattr(value, "nbytes") and hasattr(value, "schema"):  # an Arrow table (a view's codes and shades)
+        return int(value.nbytes)
     if isinstance(value, dict):
         return sum(size_of(v) for v in value.values())
     if isinstance(value, (list, tuple)):

@@ -66,8 +66,9 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
 
 
 # Tables as Arrow, converted once: pandas -> Arrow costs 2-8 ms a table, a dozen tables a rerun, and a
-# slider that moves only the query leaves them unchanged. Up to 64 x 64 values (about 40 kB) each.
-@st.cache_resource(max_entries=256, show_spinner=False)
+# slider that moves only the query leaves them unchanged. Up to 64 x 64 values (about 40 kB) each; a class
+# across five screens, eight d_out and the head counts keeps several hundred (20 MB at most).
+@st.cache_resource(max_entries=512, show_spinner=False)
 def _arrow_table(key: tuple, _build) -> pa.Table:
     return pa.Table.from_pandas(_build(), preserve_index=True)
 

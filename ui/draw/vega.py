@@ -74,8 +74,9 @@ def fingerprint(matrix) -> str:
     return found
 
 
-# Vega-Lite dicts of at most 64 x 64 cells (about 100 kB each at most): a few MB in all.
-@st.cache_resource(max_entries=256, show_spinner=False)
+# Vega-Lite dicts of at most 64 x 64 cells (about 100 kB each at most, a few kB at the book's sizes): a class
+# across five screens and eight d_out keeps a few hundred.
+@st.cache_resource(max_entries=512, show_spinner=False)
 def _spec(key: tuple, _build) -> dict:
     spec = _build()
     if spec.get("datasets"):

@@ -13,7 +13,7 @@ import streamlit as st
 
 from attention_core.drawing import charts, colour, view_data
 from attention_core.lessons.presets import PARAMS
-from ui.byte_cache import one_at_a_time
+from ui.byte_cache import byte_cache
 from ui.draw.export import download_buttons
 from ui.draw.heatmaps import as_numpy, overview_png
 from ui.draw.vega import fingerprint, font_scale, labels_key
@@ -36,12 +36,14 @@ def _commit(view_key: str, frames: dict | None) -> None:
             set_value(dim["param"], PARAMS[dim["param"]].kind(selection[dim["param"]]))
 
 
-# At most a few MB each (a 1,024-token map with its overview): a class on one screen shares them.
-@st.cache_resource(max_entries=32, show_spinner=False)
-def _payload(key: tuple, _build) -> dict:
+# Bounded in bytes, not entries: a 1,024-token map with its overview is megabytes, a book-sized one a few
+# kB, and a class moving d_out and the heads across five screens needs about a hundred of those at once
+# (32 entries thrashed: every move rebuilt its payloads). The key is plain values, hashed by Python.
+@byte_cache(max_mb=80)
+def _payload(key: tuple, *, _build) -> dict:
     # Its tables as Arrow once: Streamlit converts a pandas table on every rerun that mounts it (4 ms a view).
     return {name: pa.Table.from_pandas(part, preserve_index=False) if isinstance(part, pd.DataFrame) else part
-            for name, part in one_at_a_time(_build).items()}
+            for name, part in _build().items()}
 
 
 def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,
@@ -82,7 +84,7 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
                                       row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit,
                                       frames=frames, dropped_from=dropped_from)
 
-    attention_view(_payload(cache_key, build), key=view_key, on_commit=lambda: _commit(view_key, frames))
+    attention_view(_payload(cache_key, _build=build), key=view_key, on_commit=lambda: _commit(view_key, frames))
     if scale_name == "share" and kind == "weights":
         st.caption(colour.SHARE_WORDS)
     if this_run().downloads:
