@@ -137,7 +137,6 @@ def _share_column(masked: np.ndarray, shares: np.ndarray, share_range: tuple[flo
 
 
 SELECTION = "selection"  # the dataset of a heatmap's outlines
-ROW = "row"  # the dataset of row_bars: the one row shown
 
 
 def select(spec: dict, rows, cols, selected_row: int | None = None,
@@ -149,12 +148,6 @@ def select(spec: dict, rows, cols, selected_row: int | None = None,
     if selected_cell is not None:
         chosen.append({"query": rows[selected_cell[0]], "key": cols[selected_cell[1]], "outline": "cell"})
     return dict(spec, datasets=dict(spec.get("datasets", {}), **{SELECTION: chosen}))
-
-
-def row_data(values, labels, highlight: int | None = None) -> list[dict]:
-    """The records row_bars draws: one per key, the highlighted key flagged."""
-    return [{"key": label, "value": float(v) if np.isfinite(v) else None, "text": fixed(float(v)),
-             "hl": j == highlight} for j, (label, v) in enumerate(zip(labels, np.asarray(values, dtype=np.float64)))]
 
 
 def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
@@ -176,27 +169,6 @@ def row_keys(values, limit: int, highlight: int | None = None) -> np.ndarray:
     if highlight is not None and highlight not in keys:
         keys = np.append(order[: limit - 1], highlight)
     return np.sort(keys)
-
-
-def row_bars(labels, title: str = "", kind: str = "weights", font_scale: float = 1.0,
-             text: bool | None = None, unit_axis: bool = True) -> alt.Chart:
-    """One query's row as bars, its exact value on each bar (up to 16 keys).
-
-    The bars come from the "row" dataset (see `row_data`), not from the spec, so moving to another
-    query or key keeps the spec: the browser swaps that dataset in its existing Vega view.
-    unit_axis: weights on a 0..1 axis (off for a long row, whose weights are all small).
-    """
-    bars = alt.Chart(alt.NamedData(ROW)).mark_bar().encode(
-        x=alt.X("key:N", sort=list(labels), title="key", axis=alt.Axis(labelAngle=-45)),
-        y=alt.Y("value:Q", title=kind, scale=alt.Scale(domain=[0, 1]) if kind == "weights" and unit_axis else alt.Undefined),
-        color=alt.condition("datum.hl", alt.value("#f59e0b"), alt.value("#2563eb")),
-        tooltip=["key:N", alt.Tooltip("text:N", title="value")],
-    )
-    chart = bars
-    if len(labels) <= 16 if text is None else text:
-        chart = bars + bars.mark_text(dy=-8 * font_scale, fontSize=12 * font_scale).encode(
-            text="text:N", color=alt.value("black"))
-    return chart.properties(title=title, height=260 * font_scale)
 
 
 def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",

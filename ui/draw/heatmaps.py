@@ -1,5 +1,5 @@
-"""Static matrices on screen: Altair cells up to 64 tokens, an image with a zoom window above. A matrix
-whose query and key the visitor moves is drawn by the attention view instead (view_route.show_view).
+"""Static matrices on screen: Altair cells up to 64 tokens, an image above. A matrix whose query, key or
+zoom window the visitor moves is drawn by the attention view instead (view_route.show_view).
 
 One route: tensor → numpy → colours (attention_core.drawing: colour, charts, matrix_images) → a cached
 spec or PNG → ui.draw.vega's draw_spec / draw_image, which also add the downloads. What a map is
@@ -18,7 +18,6 @@ from ui.draw.export import png_bytes
 from ui.draw.vega import (cached_image, cached_spec, draw_image, draw_spec, fingerprint, font_scale,
                           labels_key)
 from ui.settings import Settings
-from ui.state import clamp, control, fragment, set_value
 
 
 def as_numpy(matrix) -> np.ndarray:
@@ -28,13 +27,12 @@ def as_numpy(matrix) -> np.ndarray:
 
 def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
                 selected_row: int | None = None, selected_cell=None, row_labels=None, col_labels=None,
-                zoom: bool = False, clickable: bool = False, legend: bool = True,
-                mask_labels: tuple[str, str] | None = None):
+                legend: bool = True, mask_labels: tuple[str, str] | None = None):
     """A heatmap that stays quick at every size.
 
-    Up to 64 tokens: one Altair cell per value, tooltips, and (clickable) a click picks the query
-    and key. Above: an image of block maxima (block means for scores) with a colour bar, and
-    (zoom, once per screen) a 32-64 token window of exact values. mask_labels: what a mask's 0 and 1 mean.
+    Up to 64 tokens: one Altair cell per value, with tooltips. Above: an image of block maxima (block
+    means for scores) with a colour bar; exact values of a window of a large map are the attention
+    view's (view_route.show_view). mask_labels: what a mask's 0 and 1 mean.
     """
     values, key = as_numpy(matrix), fingerprint(matrix)
     rows = row_labels or settings.labels[: values.shape[0]]
@@ -46,18 +44,12 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
 
     if max(values.shape) <= charts.ALTAIR_MAX:
         scale = font_scale()
-        spec = cached_spec(("heatmap", key, labels_key(rows), labels_key(cols), kind, weight_scale, title, clickable,
+        spec = cached_spec(("heatmap", key, labels_key(rows), labels_key(cols), kind, weight_scale, title,
                             mask_labels, scale),
-                           lambda: charts.finished(charts.heatmap(values, rows, cols, kind, title, clickable=clickable,
-                                                                  font_scale=scale, weight_scale=weight_scale,
-                                                                  mask_labels=mask_labels), scale))
-        spec = charts.select(spec, rows, cols, selected_row, selected_cell)
-        if clickable:
-            key = f"click:{title}"
-            draw_spec(spec, title, frame, width="content", key=key,
-                      on_select=functools.partial(_pick_cell, key), selection_mode="cell")
-        else:
-            draw_spec(spec, title, frame, width="content")
+                           lambda: charts.finished(charts.heatmap(values, rows, cols, kind, title, font_scale=scale,
+                                                                  weight_scale=weight_scale, mask_labels=mask_labels),
+                                                   scale))
+        draw_spec(charts.select(spec, rows, cols, selected_row, selected_cell), title, frame, width="content")
         if legend and weight_scale == "share" and kind == "weights":
             st.caption(colour.SHARE_WORDS)
         return
@@ -68,46 +60,6 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     if legend:
         st.image(_colour_bar_png(kind, weight_scale, low >= 0, high <= 0), output_format="PNG",
                  caption=_legend(kind, weight_scale, low, high, mask_labels), width=256)
-    if zoom:
-        zoom_window(values, key, rows, cols, kind, title, weight_scale)
-
-
-def _pick_cell(chart_key: str) -> None:
-    """A click on a heatmap cell selects that query and key (runs before the rerun)."""
-    picked = st.session_state[chart_key].selection.get("cell") or []
-    if picked:
-        set_value("query", int(picked[0]["i"]) + 1)
-        set_value("key", int(picked[0]["j"]) + 1)
-
-
-@fragment
-def zoom_window(values: np.ndarray, key: str, rows, cols, kind: str, title: str, weight_scale: str = "absolute") -> None:
-    """A window of exact values of a large map (key: its fingerprint); moving it reruns only this fragment."""
-    n_rows, n_cols = values.shape
-    size = control(st.select_slider, "Zoom: window size", "window_size", options=[32, 40, 48, 56, 64])
-    left, right = st.columns(2)
-    with left:
-        clamp("window", low=1, high=n_rows - size + 1)
-        r0 = control(st.slider, "Zoom: queries from", "window", min_value=1, max_value=n_rows - size + 1)
-    with right:
-        clamp("window_key", low=1, high=n_cols - size + 1)
-        c0 = control(st.slider, "Zoom: keys from", "window_key", min_value=1, max_value=n_cols - size + 1)
-    part = matrix_images.window(values, r0 - 1, c0 - 1, size)
-    context = None
-    if kind == "weights":  # masked cells and shares are those of the whole map, not of the window
-        masked, shares, share_range = _share_context(key, values)
-        context = (matrix_images.window(masked, r0 - 1, c0 - 1, size), matrix_images.window(shares, r0 - 1, c0 - 1, size),
-                   share_range)
-    name = f"{title}: queries {r0}–{r0 + size - 1}, keys {c0}–{c0 + size - 1}"
-    rows_in, cols_in = rows[r0 - 1: r0 - 1 + size], cols[c0 - 1: c0 - 1 + size]
-    scale = font_scale()
-    spec = cached_spec(("window", key, r0, c0, size, labels_key(rows_in), labels_key(cols_in), kind, weight_scale,
-                        name, scale),
-                       lambda: charts.finished(charts.heatmap(part, rows_in, cols_in, kind, name, size=480,
-                                                              font_scale=scale, weight_scale=weight_scale,
-                                                              context=context), scale))
-    draw_spec(charts.select(spec, rows_in, cols_in), name, lambda: pd.DataFrame(part, index=rows_in, columns=cols_in),
-              width="content")
 
 
 def overview_png(values: np.ndarray, kind: str, weight_scale: str):
@@ -123,13 +75,6 @@ def _colour_bar_png(kind: str, weight_scale: str, no_negative: bool = False, no_
     if kind == "weights" and weight_scale == "share":
         return png_bytes(colour.colour_bar("share"))
     return png_bytes(colour.colour_bar(kind, low=0.0 if no_negative else -1.0, high=0.0 if no_positive else 1.0))
-
-
-# One zoomed map at a time per student, 5 MB each at 1,024 tokens: a few are plenty.
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _share_context(key: str, _values: np.ndarray):
-    """colour.share_context of a whole map (key: its fingerprint), for the windows cut from it."""
-    return colour.share_context(_values, np.float32)
 
 
 def _legend(kind: str, weight_scale: str, low: float, high: float, mask_labels: tuple[str, str] | None = None) -> str:
