@@ -1,6 +1,5 @@
 """Screen 4: dropout on the causal attention weights (section 3.5.2)."""
 import streamlit as st
-import torch
 
 from attention_core.book import stages
 from attention_core.drawing import charts
@@ -58,8 +57,7 @@ def screen():
     ui.draw_summary(p, train, num_tokens, n_visible, n_dropped)
 
     rates = RATES if scrubbed else [p]
-    after = torch.stack([stages.dropout(weights, rate, seed, train)[0] for rate in rates])  # (rates, T, T)
-    sums = torch.stack([weights.sum(dim=-1).expand_as(after[:, :, 0]), after.sum(dim=-1)], dim=-1)  # (rates, T, 2)
+    after, sums = ui.dropout_stack(weights, rates, seed, train)  # (rates, T, T); row sums before/after (rates, T, 2)
     ui.show_view(after, settings, "weights", "after dropout", view_key="dropout_view", commit=True,
                  row_title="after dropout", also=[("before: attn_weights", weights, "weights")], dropped_from=1,
                  vectors=[("row sum", sums, ("before", "after dropout"))],

@@ -12,7 +12,6 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core.book import stages
 from attention_core.lessons import agreement, efficiency, experiments, initialisation, traces
 from ui.byte_cache import byte_cache
 from ui.draw.vega import fingerprint
@@ -117,29 +116,38 @@ def saturation(seed: int) -> pd.DataFrame:
 
 @byte_cache(max_mb=45, spinner="Computing…")
 def _tempered(scores_fingerprint: str, temperatures: tuple, *, _scores):
-    tempered = stages.softmax(_scores[None] / torch.tensor(temperatures, dtype=_scores.dtype)[:, None, None])  # (τ, T, T)
-    return tempered, experiments.sharpness_per_row(tempered)  # (τ, T, T), (τ, T, 2)
+    return traces.temperature_stack(_scores, temperatures)
 
 
 def tempered(scaled_scores: torch.Tensor, temperatures) -> tuple:
-    """softmax(ω / (√d_k · τ)) for every τ, and each row's sharpness: once per scores, not per rerun (five
-    softmaxes and their entropies cost about 400 ms at 1,024 tokens)."""
+    """traces.temperature_stack once per scores, not per rerun (five softmaxes and their entropies cost about
+    400 ms at 1,024 tokens)."""
     return _tempered(fingerprint(scaled_scores), tuple(temperatures), _scores=scaled_scores)
 
 
 @byte_cache(max_mb=40, spinner="Computing…")
 def _normalisations(scores_fingerprint: str, *, _scores):
-    normalised = {"divide by the sum": stages.normalize_by_sum(_scores), "naive exp / sum": stages.softmax_naive(_scores),
-                  "torch.softmax": stages.softmax(_scores)}  # (T, T) each
+    normalised = traces.normalisations(_scores)  # (T, T) each
     kinds = {name: "weights" if bool(((m >= 0) & (m <= 1)).all()) else "scores"
              for name, m in normalised.items() if torch.isfinite(m).all()}  # nan (an overflow) has no bar
     return normalised, kinds
 
 
 def normalisations(scores: torch.Tensor) -> tuple[dict, dict]:
-    """§3.3.1's three normalisations of (T, T) scores, and how to colour each one that has no nan
-    ("weights" or "scores"): once per scores, not per rerun (about 50 ms at 1,024 tokens)."""
+    """traces.normalisations of (T, T) scores, and how to colour each one that has no nan ("weights" or
+    "scores"): once per scores, not per rerun (about 50 ms at 1,024 tokens)."""
     return _normalisations(fingerprint(scores), _scores=scores)
+
+
+@byte_cache(max_mb=20, spinner="Computing…")
+def _dropout_stack(weights_fingerprint: str, rates: tuple, seed: int, train: bool, *, _weights):
+    return traces.dropout_stack(_weights, rates, seed, train)
+
+
+def dropout_stack(attn_weights: torch.Tensor, rates, seed: int, train: bool) -> tuple:
+    """traces.dropout_stack once per weights and seed, not per rerun (21 dropout masks a rerun on /dropout);
+    one object per set, so the view's cache key is not re-hashed either."""
+    return _dropout_stack(fingerprint(attn_weights), tuple(rates), seed, train, _weights=attn_weights)
 
 
 @byte_cache(max_mb=40, spinner="Computing…")

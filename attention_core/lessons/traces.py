@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import torch
 
 from attention_core.book import stages
-from attention_core.lessons import initialisation
+from attention_core.lessons import experiments, initialisation
 from attention_core.book.device import run_with_fallback
 from attention_core.book.inputs import (BOOK_INPUTS, BOOK_TOKENS, MAX_D_IN, MAX_SENTENCE_TOKENS, MAX_TOKENS, embed_tokens,
                                    random_inputs, random_token_names, tokenize)
@@ -191,3 +191,25 @@ def dropout_convergence(attn_weights: torch.Tensor, p: float, draws: list[int], 
         mean = stages.dropout_mean(attn_weights, p, n, first_seed)
         differences.append(stages.max_abs_diff(mean, attn_weights))
     return differences, mean.sum(dim=-1)
+
+
+def normalisations(attn_scores: torch.Tensor) -> dict:
+    """§3.3.1's three ways to turn (T, T) scores into rows that sum to 1, by name, (T, T) each."""
+    return {"divide by the sum": stages.normalize_by_sum(attn_scores),
+            "naive exp / sum": stages.softmax_naive(attn_scores), "torch.softmax": stages.softmax(attn_scores)}
+
+
+def temperature_stack(scaled_scores: torch.Tensor, temperatures) -> tuple[torch.Tensor, torch.Tensor]:
+    """softmax(ω / (√d_k · τ)) for every τ at once, (τ, T, T), and each row's largest weight and entropy ÷
+    uniform, (τ, T, 2); scaled_scores: (T, T) ω / √d_k."""
+    taus = torch.tensor(list(temperatures), dtype=scaled_scores.dtype)[:, None, None]  # (τ, 1, 1)
+    tempered = stages.softmax(scaled_scores[None] / taus)  # (τ, T, T)
+    return tempered, experiments.sharpness_per_row(tempered)
+
+
+def dropout_stack(attn_weights: torch.Tensor, rates, seed: int, train: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """The weights after dropout at each rate, (rates, T, T) (the same seed: one mask per rate), and each
+    row's sum before and after, (rates, T, 2)."""
+    after = torch.stack([stages.dropout(attn_weights, rate, seed, train)[0] for rate in rates])  # (rates, T, T)
+    before = attn_weights.sum(dim=-1).expand_as(after[:, :, 0])  # (rates, T)
+    return after, torch.stack([before, after.sum(dim=-1)], dim=-1)
