@@ -175,6 +175,16 @@ def ms(value) -> str:
     return "–" if value is None else f"{value:,.0f}"
 
 
+def baseline_moves(browser, sizes, moves: int) -> dict:
+    """{tokens: slider_latency of the naive full-matrix Altair page's seed slider} at each size."""
+    rows = {}
+    with serve(ROOT / "scripts" / "baseline_heatmap_app.py") as base:
+        for tokens in sizes:
+            rows[tokens] = slider_latency(browser, f"{base}/?tokens={tokens}", "seed", moves)
+            print(f"  baseline {tokens}: {ms(summary(rows[tokens]['times'])[0])} ms", file=sys.stderr)
+    return rows
+
+
 def browser_section(moves: int, quick: bool, lines: list[str]) -> dict:
     """Every slider of every stage screen, the floor and the baseline; returns the rows for the summary."""
     from playwright.sync_api import sync_playwright
@@ -209,11 +219,7 @@ def browser_section(moves: int, quick: bool, lines: list[str]) -> dict:
                             app_rows[config, screen, slider["key"]] = r | {"sidebar": slider["sidebar"]}
                             print(f"  {config:>10} /{screen} {slider['key']}: {ms(summary(r['times'])[0])} ms",
                                   file=sys.stderr)
-            base_rows = {}
-            with serve(ROOT / "scripts" / "baseline_heatmap_app.py") as base:
-                for tokens in baseline_sizes:
-                    base_rows[tokens] = slider_latency(browser, f"{base}/?tokens={tokens}", "seed", moves)
-                    print(f"  baseline {tokens}: {ms(summary(base_rows[tokens]['times'])[0])} ms", file=sys.stderr)
+            base_rows = baseline_moves(browser, baseline_sizes, moves)
         finally:
             browser.close()
 
@@ -304,8 +310,7 @@ def baseline_512_alone(moves: int) -> float | None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            with serve(ROOT / "scripts" / "baseline_heatmap_app.py") as base:
-                return summary(slider_latency(browser, f"{base}/?tokens=512", "seed", moves)["times"])[0]
+            return summary(baseline_moves(browser, (512,), moves)[512]["times"])[0]
         finally:
             browser.close()
 
