@@ -131,6 +131,23 @@ def test_rows_alone_send_each_rows_largest_keys_as_the_bars_pick_them():
     assert len(payload["cells"]) == 200 * 32  # not 200 * 201 / 2
 
 
+def test_rows_only_views_pick_the_largest_keys_like_a_stable_sort_even_on_ties_and_send_no_overview():
+    # Weights from a handful of values: most of a row ties with others, so which 32 travel is decided by
+    # the lower key, as the view's rowKeys decides. A partial sort must pick the same cells a full stable sort does.
+    rng = np.random.default_rng(3)
+    ties = rng.choice([0.001, 0.002, 0.005, 0.01], size=(150, 150))
+    ties = np.tril(ties) / np.tril(ties).sum(axis=1, keepdims=True)  # (T, T) causal weights, rows sum to 1
+    payload = view_payload(ties, [str(t) for t in range(150)], parts=("row", "cell"))
+    keys = payload["cells"]["key"].to_numpy().reshape(150, 32)
+    codes = fixed_codes(ties)
+    for row in range(150):
+        visible = row + 1
+        ranked = sorted(range(visible), key=lambda j: (-codes[row, j], j))[:32]
+        assert [j for j in keys[row] if j < 150] == sorted(ranked), row
+    assert payload["meta"]["overview"] is None  # no matrix drawn: no overview built or sent
+    assert view_payload(ties, [str(t) for t in range(150)])["meta"]["overview"] is not None
+
+
 def test_a_stack_of_frames_sends_each_frame_after_the_other_with_its_own_legend():
     _, _, scores, weights = seeded_map(6)
     stack = np.stack([weights.numpy(), np.full((6, 6), 1 / 6)])

@@ -85,7 +85,9 @@ def stored_cells(rows: int, cols: int, layout: str) -> tuple[np.ndarray, np.ndar
 
 def _png_base64(rgb: np.ndarray) -> str:
     buffer = io.BytesIO()
-    Image.fromarray(rgb).save(buffer, "PNG")  # optimize=True saved 2 % of the bytes for 5x the time here
+    # zlib level 1: a 512 x 512 overview encodes 4x faster than at the default level 6 and only a few % larger
+    # (measured in the README's bytes figures); optimize=True saved 2 % of the bytes for 5x the time.
+    Image.fromarray(rgb).save(buffer, "PNG", compress_level=1)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -131,8 +133,11 @@ def _top_cells(code: np.ndarray, hidden: np.ndarray, top: int) -> tuple[np.ndarr
     lower key on a tie, as the view's rowKeys picks). A row with fewer visible keys is padded with key
     index T (not a key: the view skips it). Returns (rows, keys) of T * top cells."""
     rows, cols = code.shape
-    rank = np.where(hidden, np.iinfo(np.int64).max, -code)  # ascending rank = descending code, hidden last
-    chosen = np.argsort(rank, axis=1, kind="stable")[:, :top]  # stable: on a tie the lower key comes first
+    # One distinct rank per cell: descending code, then the lower key, hidden cells last. Distinct ranks make
+    # a partial sort (argpartition, 6x cheaper than sorting 1,024 keys a row) pick exactly what a stable sort would.
+    rank = np.where(hidden, np.int64(1) << 40, -code.astype(np.int64)) * cols + np.arange(cols)  # (T, T)
+    top = min(top, cols)
+    chosen = np.argpartition(rank, top - 1, axis=1)[:, :top] if top < cols else np.broadcast_to(np.arange(cols), (rows, cols))
     chosen = np.sort(np.where(np.take_along_axis(hidden, chosen, axis=1), cols, chosen), axis=1)  # (T, top)
     return np.repeat(np.arange(rows), top), chosen.reshape(-1)
 
@@ -194,7 +199,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         data[f"vector{n}"] = _codes(vector[..., :VECTOR_SHOWN])  # the view prints only these
         meta["vectors"].append({"name": name, "d": vector.shape[-1], "sent": min(vector.shape[-1], VECTOR_SHOWN),
                                 "framed": vector.ndim == 3, "fields": list(fields[0]) if fields else None})
-    if max(rows, cols) > CELLS_MAX:
+    if max(rows, cols) > CELLS_MAX and "matrix" in parts:  # a view of rows only draws no overview (5 PNGs a rerun on /softmax)
         pngs = []
         for one in values.reshape(-1, rows, cols):
             image, blocks, _ = matrix_images.overview(one, "share" if scale == "share" else kind)

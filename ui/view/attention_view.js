@@ -150,14 +150,14 @@ function load(v, data) {
 /** The frame's overview image and legend (both change only with the frame). */
 function drawFrame(v) {
   const { meta, state } = v;
-  if (v.zoom && v.overviewSrc !== meta.overview.png[state.frame]) {
+  if (v.zoom && meta.overview && v.overviewSrc !== meta.overview.png[state.frame]) { // rows-only views get none
     v.overviewSrc = meta.overview.png[state.frame];
     v.overview.src = `data:image/png;base64,${v.overviewSrc}`;
     v.overview.alt = `Overview of ${meta.title}: ${meta.overview.blocks}`;
   }
   const masked = v.sources[0].shades.includes(SHADE_MASKED) || meta.layout === "lower";
   v.legend.textContent = `Colour: ${meta.legends[state.frame] ?? meta.legend}${masked ? "; hatched grey = masked" : ""}.`
-    + (v.zoom ? ` Overview: ${meta.overview.blocks}.` : "");
+    + (v.zoom && meta.overview ? ` Overview: ${meta.overview.blocks}.` : "");
 }
 
 function valueText(v, i, j) {
