@@ -64,19 +64,20 @@ def screen():
     ui.precedence_pitfall(scores[q], q, d_k)  # the bug from the notes, computed next to the fix
 
 
-@ui.fragment
 def why_sqrt_d_k():
-    """The d_k experiment: its slider reruns only this section, never the views above (megabytes at GPT-2 size)."""
+    """The d_k experiment, every d_k computed at once: the view's d_k slider only selects (nothing reruns)."""
     st.header("Why √d_k: softmax sharpens as d_k grows")
-    ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1024; using {new}.")
-    chosen = ui.control(st.select_slider, "d_k (key dimension)", "d_k", options=POWERS)
+    chosen = ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1024; using {new}.")
     tokens = min(len(settings.tokens), CURVE_TOKENS)
     curve = ui.why_scaling_sweep(CURVE_SAMPLES, tokens, settings.seed)  # the same experiment as /why-scaling
+    stack = ui.why_scaling_stack(CURVE_SAMPLES, tokens, settings.seed)  # one map of its draws at every d_k
     st.markdown(f"An experiment separate from the sidebar's d_out: random q and k with unit-variance entries, "
                 f"{tokens} keys per query, {CURVE_SAMPLES} queries per d_k (more on the “Why √d_k” screen). "
-                f"Uniform attention has largest weight 1/{tokens} = {1 / tokens:.4f} and entropy ln {tokens} = "
-                f"{math.log(tokens):.4f}; a one-hot has 1 and 0.")
-    ui.sharpness_against_d_k(curve, chosen, key=(tokens, settings.seed))
+                f"The map is {tokens} of those queries against their {tokens} keys; move **d_k** in it and watch "
+                f"the unscaled bars turn one-hot while the scaled ones stay spread. Uniform attention has largest "
+                f"weight 1/{tokens} = {1 / tokens:.4f} and entropy ÷ uniform 1; a one-hot has 1 and 0. The curves "
+                f"below average all {CURVE_SAMPLES} queries (entropy in nats: ln {tokens} = {math.log(tokens):.4f} is uniform).")
+    ui.sharpness_against_d_k(curve, stack, chosen, settings, key=(tokens, settings.seed))
     ui.explain(
         "Each entry of q · k adds one product of two unit-variance numbers, so the score's variance grows like d_k "
         "and its typical size like √d_k. Unscaled, a large d_k hands softmax scores dozens of units apart: it "

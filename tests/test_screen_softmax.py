@@ -1,5 +1,5 @@
 """AppTest: the softmax / sqrt(d_k) screen shows the book's numbers and reacts to every control."""
-from conftest import charts_drawn, open_screen, page_text, view_row, views
+from conftest import open_screen, page_text, view_row, views
 
 
 def table_row(at, index_label: str) -> list[str]:
@@ -75,17 +75,26 @@ def test_the_query_in_the_url_changes_the_lesson_and_every_query_is_sent():
     assert list(view_row(normalise, 1, "also0").values()) == ["0.1455", "0.2278", "0.2249", "0.1285", "0.1077", "0.1656"]
 
 
-def test_d_k_slider_changes_the_metrics():
-    at = open_screen("softmax")
-    before, specs = metrics(at), charts_drawn(at)
-    at.select_slider(key="d_k").set_value(1024).run()
-    assert not at.exception
-    after = metrics(at)
-    assert after != before and charts_drawn(at) != specs
-    assert "At **d_k = 1024**:" in page_text(at)
-    # unscaled softmax gets sharper with d_k: the largest weight grows, the entropy falls
-    assert float(after["largest weight, ω (unscaled)"]) > float(before["largest weight, ω (unscaled)"])
-    assert float(after["entropy, ω (unscaled)"]) < float(before["entropy, ω (unscaled)"])
+def test_the_d_k_experiment_sends_every_d_k_and_the_url_picks_the_frame_it_opens_at():
+    import torch
+    from attention_core.lessons import experiments
+    at = open_screen("softmax", d_k="1024")
+    view = views(at)["d_k"]
+    meta = view["meta"]
+    assert meta["frames"]["dims"][0]["values"] == list(experiments.POWERS) and meta["frames"]["initial"] == 10
+    assert meta["url_selection"] is False  # its map is not of the sidebar's tokens: it leaves query and key alone
+    stack = experiments.d_k_stack(256, 6, seed=123)  # the screen's CURVE_SAMPLES, the book's 6 tokens and seed
+    for frame in (0, 6, 10):  # d_k = 1, 64, 1024: the sent codes are the tensors', rounded like Python
+        for query in (0, 5):
+            sent = view_row(view, query, frame=frame)
+            assert sent == {j: f"{float(w):.4f}" for j, w in enumerate(stack["scaled"][frame, query])}
+            assert view_row(view, query, "also0", frame=frame) == {j: f"{float(w):.4f}" for j, w in enumerate(stack["unscaled"][frame, query])}
+    # Unscaled softmax gets sharper with d_k and the scaled one does not: the lesson the slider shows.
+    largest = stack["sharpness"][..., [0, 2]].mean(dim=1)  # (D, 2): mean largest weight, scaled and unscaled
+    assert largest[8:, 1].min() > 0.85 and largest[:, 0].max() < 0.55  # d_k >= 256: unscaled near one-hot
+    assert largest[0, 0] == largest[0, 1]  # at d_k = 1 dividing by √1 changes nothing
+    assert torch.equal(stack["scaled"][6], torch.softmax(experiments.sample_scores(64, 256, 6, 123)[0][:6] / 8, dim=-1))
+    assert not any("d_k" in w.value for w in at.warning)
 
 
 def test_overflow_shows_nan_for_naive_and_finite_for_torch():
@@ -117,8 +126,8 @@ def test_bad_d_k_and_scale_in_url_show_notes_and_render():
     for name, raw in (("d_k", "abc"), ("scale", "maybe")):
         at = open_screen("softmax", **{name: raw})
         assert any(f"{name}={raw!r}" in w.value for w in at.warning), name
-        assert at.select_slider(key="d_k").value == 64 and views(at)["scaled"]["meta"]["frames"]["initial"] == 0
+        assert views(at)["d_k"]["meta"]["frames"]["initial"] == 6 and views(at)["scaled"]["meta"]["frames"]["initial"] == 0
         assert formula(at).endswith("= 0.1500")
     at = open_screen("softmax", d_k="100")  # a whole number, but not a power of two
     assert any("d_k = 100 is not a power of two" in w.value for w in at.warning)
-    assert at.select_slider(key="d_k").value == 64
+    assert views(at)["d_k"]["meta"]["frames"]["initial"] == 6  # d_k = 64, the default

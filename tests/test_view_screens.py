@@ -95,5 +95,18 @@ def check_every_slider(server: str, screen: str) -> None:
         assert len(sent) == before, f"{len(sent) - before} message(s) went to the server on {screen}"
         address = page.evaluate("() => location.href")  # page.url lags behind history.replaceState
         params = dict(re.findall(r"[?&]([a-z_]+)=([^&]*)", address))
-        last = roots.nth(roots.count() - 1).evaluate("r => r.attentionView.state")
+        titles = [roots.nth(n).locator(".av-title").inner_text() for n in range(roots.count())]
+        # The last view moved that writes the app's query (an experiment's map, /softmax's d_k, writes only its frame).
+        follows = [n for n, title in enumerate(titles) if sent_by_title[title]["meta"].get("url_selection", True)]
+        last = roots.nth(follows[-1]).evaluate("r => r.attentionView.state")
         assert params.get("query") == str(last["query"] + 1), (screen, address)
+        for n in sorted(set(range(len(titles))) - set(follows)):  # its own query moves leave the app's alone
+            roots.nth(n).locator("input[data-control=query]").focus()
+            page.keyboard.press("Home")
+            time.sleep(0.4)
+            assert f"query={last['query'] + 1}" in page.evaluate("() => location.href"), (screen, titles[n])
+        for n, title in enumerate(titles):  # each one-dimensional stack's frame is in the address too
+            frames = sent_by_title[title]["meta"]["frames"]
+            if frames and len(frames["dims"]) == 1:
+                dim, frame = frames["dims"][0], roots.nth(n).evaluate("r => r.attentionView.state.frame")
+                assert float(params.get(dim["param"], "nan")) == float(dim["values"][frame]), (screen, title, address)

@@ -7,7 +7,7 @@ names below.
 from attention_core.drawing.text import dot_product_latex, md_escape, short
 from ui.cache import (causal, dropout_convergence, efficiency_backends, efficiency_measure, exercise_3_1, heads,
                       mha_agreement, dropout_stack, normalisations, projection, saturation, stacked,
-                      why_scaling_histogram, why_scaling_sweep)
+                      why_scaling_histogram, why_scaling_stack, why_scaling_sweep)
 from ui.checks import agreement, checked, pitfall, pitfalls_toggle
 from ui.controls import committed, context_length_picker, heads_picker
 from ui.display import device_badge, explain, table, table_height
@@ -47,7 +47,7 @@ from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_
 from ui.weights_source import heads_weights
 
 __all__ = [
-    "why_scaling_histogram", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "dropout_stack", "normalisations", "stacked", "causal", "dropout_convergence", "heads", "projection", "context_length_picker", "heads_picker",
+    "why_scaling_histogram", "why_scaling_stack", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "dropout_stack", "normalisations", "stacked", "causal", "dropout_convergence", "heads", "projection", "context_length_picker", "heads_picker",
     "device_badge", "sharpness_against_d_k", "show_code", "show_matrix", "table", "table_height",
     "show_where_dropped", "committed", "show_view",
     "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",

@@ -90,6 +90,12 @@ def why_scaling_sweep(samples: int, tokens: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(experiments.sweep(samples, tokens, seed))
 
 
+@st.cache_resource(max_entries=16, show_spinner="Running the experiment…")
+def why_scaling_stack(samples: int, tokens: int, seed: int) -> dict:
+    """experiments.d_k_stack: one map of the experiment at every d_k (11 x 64 x 64 at most, under 1 MB)."""
+    return experiments.d_k_stack(samples, tokens, seed)
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def why_scaling_histogram(d_k: int, samples: int, tokens: int, seed: int) -> pd.DataFrame:
     """experiments.histogram at one d_k as a table of bars."""

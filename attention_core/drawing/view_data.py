@@ -151,7 +151,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
                  q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
                  parts: tuple = ("matrix", "row", "cell", "arithmetic"), row_title: str = "",
                  also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False,
-                 frames: dict | None = None, dropped_from: int | None = None) -> dict:
+                 frames: dict | None = None, dropped_from: int | None = None, url_selection: bool = True) -> dict:
     """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
     a window left None starts centred on the selected cell.
 
@@ -168,7 +168,9 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     values, "labels": the slider's texts, "initial": the starting index}, or {"dims": [two such dicts without
     "initial"], "initial": flat index} for a grid (layer × head: F = layers · heads, the first outermost).
     An `also` map or a vector may be a stack of the same F, or one map for every frame. dropped_from: which `also` map (1 = the first) holds the
-    weights before dropout; a main-row bar that is 0 where that one is not is marked as dropped."""
+    weights before dropout; a main-row bar that is 0 where that one is not is marked as dropped.
+    url_selection: False for a map that is not of the app's tokens (an experiment's): the browser then writes
+    only its frames into the URL, never the app's query, key or window."""
     values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
     rows, cols = values.shape[-2:]
     rows_only = "matrix" not in parts and cols > CELLS_MAX  # the bars show at most TOP_KEYS of a long row
@@ -188,7 +190,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
         "font_scale": font_scale, "symbol": symbol, "names": list(names), "commit": commit, "overview": None, "d": 0, "parts": list(parts),
-        "also": [], "vectors": [], "frames": frames, "dropped_from": dropped_from,
+        "also": [], "vectors": [], "frames": frames, "dropped_from": dropped_from, "url_selection": url_selection,
     }
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
         data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale,

@@ -101,6 +101,23 @@ def sweep(samples: int, tokens: int, seed: int, d_k_values=POWERS) -> list[dict]
     return [row for d_k in d_k_values for row in measure(d_k, samples, tokens, seed)]
 
 
+def d_k_stack(samples: int, tokens: int, seed: int, d_k_values=POWERS) -> dict:
+    """One T x T map of the experiment at every d_k at once, for a view whose d_k slider only selects.
+
+    The map at each d_k is the first group of sample_scores (T queries against the T keys they share),
+    the same draws measure() averages over. Returns float64 tensors: "scaled" and "unscaled" weights
+    (D, T, T), softmax(ω / √d_k) and softmax(ω); "sharpness" (D, T, 4): each row's largest weight and
+    entropy ÷ ln T, scaled then unscaled (sharpness_per_row).
+    """
+    if samples < tokens:
+        raise ValueError(f"samples ({samples}) must be at least tokens ({tokens}): the map is one whole group")
+    raw = torch.stack([sample_scores(d_k, samples, tokens, seed)[0][:tokens] for d_k in d_k_values])  # (D, T, T)
+    scaled = stages.softmax(torch.stack([stages.scale_scores(s, d_k) for s, d_k in zip(raw, d_k_values)]))  # (D, T, T)
+    unscaled = stages.softmax(raw)  # (D, T, T)
+    sharp = torch.cat([sharpness_per_row(scaled), sharpness_per_row(unscaled)], dim=-1)  # (D, T, 4)
+    return {"scaled": scaled, "unscaled": unscaled, "sharpness": sharp}
+
+
 def histogram(d_k: int, samples: int, tokens: int, seed: int, bins: int = 40) -> list[dict]:
     """Histogram rows (scores, bin_start, bin_end, density) of the scaled and unscaled scores at d_k.
 

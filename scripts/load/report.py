@@ -6,9 +6,10 @@ import platform
 import statistics
 import sys
 
-TARGETS = {"sessions": 30, "p95_s": 2.0, "rss_mb": 1024, "flat_mb": 50}
-# A class at exercise 3.3's sizes (issue 10): more time per move and more memory are allowed.
-TARGETS_GPT2 = TARGETS | {"p95_s": 3.0, "rss_mb": 1536}
+# Issue 19's class targets: p95 <= 1 s for the interactions that reach the server, at both presets.
+TARGETS = {"sessions": 30, "p95_s": 1.0, "rss_mb": 1024, "flat_mb": 50}
+# A class at exercise 3.3's sizes: more memory is allowed (1.5 GB a process), not more time.
+TARGETS_GPT2 = TARGETS | {"rss_mb": 1536}
 
 
 def percentile(values, q):

@@ -115,6 +115,8 @@ test("frames: the start frame, stepping within the stack, and the URL's value of
   assert.equal(initialState({ ...framed, frames: { ...framed.frames, initial: 9 } }).frame, 2);
   const url = new URL(urlWith("http://h/softmax?temperature=1", { ...s, frame: 2 }, false, framed.frames));
   assert.equal(url.searchParams.get("temperature"), "2");
+  const own = new URL(urlWith("http://h/softmax?query=4&d_k=64", { ...s, frame: 2 }, false, framed.frames, false));
+  assert.deepEqual(Object.fromEntries(own.searchParams), { query: "4", d_k: "64", temperature: "2" }); // its frame only
 });
 
 test("frameCellIndex skips whole frames of the stored layout", () => {

@@ -1,22 +1,29 @@
-"""How sharp softmax gets as d_k grows: the /softmax screen's experiment, figures and curves as one picture."""
-import streamlit as st
-
+"""How sharp softmax gets as d_k grows: the /softmax screen's experiment, one map at every d_k and the curves."""
 from attention_core.drawing import charts
+from attention_core.lessons.experiments import POWERS
 from ui.draw.vega import cached_chart
+from ui.draw.view_route import show_view
+from ui.settings import Settings
+
+SHARPNESS_FIELDS = ("largest weight, ω / √d_k", "entropy ÷ uniform, ω / √d_k",
+                    "largest weight, unscaled", "entropy ÷ uniform, unscaled")
 
 
-def sharpness_against_d_k(curve, chosen: int, key: tuple) -> None:
-    """The √d_k experiment at the chosen d_k (four figures), then its largest weight and entropy against d_k
-    (scaled and unscaled lines, a rule at the chosen d_k). curve: experiments.sweep as a table; key: what
-    besides d_k determines it (tokens, seed)."""
-    picked = curve[curve["d_k"] == chosen].set_index("scores")
-    st.markdown(f"At **d_k = {chosen}**:")
-    for column, (label, metric) in zip(st.columns(4), [(s, m) for m in ("largest weight", "entropy (nats)")
-                                                       for s in ("ω / √d_k", "ω (unscaled)")]):
-        column.metric(f"{metric.split(' (')[0]}, {label}", f"{picked.loc[label, metric]:.4f}")
-    for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
-        with column:
-            cached_chart(("sharpness", metric, chosen) + key,
-                         lambda metric=metric: charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k",
-                                                                 log_x=True, mark_x=chosen),
-                         f"{metric} vs d_k", lambda: curve, width="stretch")
+def sharpness_against_d_k(curve, stack: dict, chosen: int, settings: Settings, key: tuple) -> None:
+    """The experiment's map at every d_k as a stack the browser scrubs (its d_k slider selects, nothing reruns),
+    then the largest weight and entropy against d_k, averaged over all the queries (scaled and unscaled lines).
+
+    curve: experiments.sweep as a table; stack: experiments.d_k_stack of the same draws; chosen: the d_k the
+    view opens at (the URL's); key: what besides d_k determines the curves (tokens, seed)."""
+    tokens = stack["scaled"].shape[-1]
+    show_view(stack["scaled"], settings, "weights", "softmax(ω / √d_k) of random unit-variance q and k",
+              view_key="d_k", parts=("matrix", "row", "cell"), labels=[str(j + 1) for j in range(tokens)], selection=(0, 0),
+              row_title="scaled: softmax(ω / √d_k)", also=[("unscaled: softmax(ω)", stack["unscaled"], "weights")],
+              vectors=[("this query's row", stack["sharpness"], SHARPNESS_FIELDS)],
+              frames={"name": "d_k (key dimension)", "param": "d_k", "values": list(POWERS),
+                      "labels": [str(d) for d in POWERS], "initial": POWERS.index(chosen)})
+    for metric in ("largest weight", "entropy (nats)"):
+        cached_chart(("sharpness", metric) + key,
+                     lambda metric=metric: charts.line_chart(curve, "d_k", metric, "scores", f"{metric} vs d_k (mean over queries)",
+                                                             log_x=True),
+                     f"{metric} vs d_k", lambda: curve, width="stretch")

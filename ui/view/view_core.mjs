@@ -155,10 +155,12 @@ export function move(state, meta, action, by = 1) {
   return s;
 }
 
-/** The address with the view's state in the app's URL parameters (1-based; window ones only with a zoom). */
-export function urlWith(href, state, zoom, frames = null) {
+/** The address with the view's state in the app's URL parameters (1-based; window ones only with a zoom).
+ * selection false: a map that is not of the app's tokens (an experiment's) writes only its frames. */
+export function urlWith(href, state, zoom, frames = null, selection = true) {
   const url = new URL(href);
   if (frames) frameParts(frames, state.frame).forEach((n, d) => url.searchParams.set(frames.dims[d].param, String(frames.dims[d].values[n])));
+  if (!selection) return url.toString();
   url.searchParams.set("query", String(state.query + 1));
   url.searchParams.set("key", String(state.key + 1));
   if (zoom) {

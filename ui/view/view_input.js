@@ -36,7 +36,7 @@ function commit(v) {
 /** The address bar follows the view a moment after a move (and after a rerun, which rewrites the query string). */
 function writeUrl(v) {
   clearTimeout(v.urlTimer);
-  v.urlTimer = setTimeout(() => history.replaceState(history.state, "", urlWith(location.href, v.state, v.zoom, v.meta.frames)), URL_DELAY_MS);
+  v.urlTimer = setTimeout(() => history.replaceState(history.state, "", urlWith(location.href, v.state, v.zoom, v.meta.frames, v.meta.url_selection !== false)), URL_DELAY_MS);
 }
 
 function listen(v) {
