@@ -3,14 +3,26 @@
 Above 64 tokens one Altair rect per cell takes seconds to draw; an image of at most 256 x 256
 blocks takes milliseconds. Plain numpy, no Streamlit.
 """
+import io
 import warnings
 
 import numpy as np
+from PIL import Image
 
 from attention_core.drawing import colour
 
 
 SCORE_PERCENTILE = 98  # a scores overview's colours end at the 98th percentile of |block mean|
+
+
+def png_bytes(rgb: np.ndarray) -> bytes:
+    """An RGB array (uint8) as PNG bytes: every image the app sends or offers as a download.
+
+    zlib level 1: a 512 x 512 overview encodes in 13 ms instead of 31 ms at the default level 6, for 10 %
+    more bytes; a GPT-2-sized /heads rerun encodes a dozen. optimize=True saved 2 % of the bytes for 5x the time."""
+    buffer = io.BytesIO()
+    Image.fromarray(rgb).save(buffer, "PNG", compress_level=1)
+    return buffer.getvalue()
 
 
 def overview_factor(size: int, max_pixels: int = 256) -> int:

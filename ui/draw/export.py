@@ -2,11 +2,10 @@
 
 The files are produced only when a button is clicked (callables), so a rerun stays cheap.
 """
-import io
-
 import numpy as np
 import streamlit as st
 
+from attention_core.drawing import matrix_images
 from ui.settings import this_run
 
 
@@ -34,11 +33,8 @@ def _vega_svg(spec: dict) -> str:
 
 
 def png_bytes(image: np.ndarray) -> bytes:
-    """An RGB array as PNG bytes."""
-    from PIL import Image  # Pillow comes with Streamlit
-    buffer = io.BytesIO()
-    Image.fromarray(image).save(buffer, format="PNG")
-    return buffer.getvalue()
+    """An RGB array as PNG bytes (matrix_images.png_bytes: the one PNG encoder)."""
+    return matrix_images.png_bytes(image)
 
 
 def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | bytes | None = None,
