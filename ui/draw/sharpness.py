@@ -17,7 +17,7 @@ def sharpness_against_d_k(curve, stack: dict, chosen: int, settings: Settings, k
     view opens at (the URL's); key: what besides d_k determines the curves (tokens, seed)."""
     tokens = stack["scaled"].shape[-1]
     show_view(stack["scaled"], settings, "weights", "softmax(ω / √d_k) of random unit-variance q and k",
-              view_key="d_k", parts=("matrix", "row", "cell"), labels=[str(j + 1) for j in range(tokens)], selection=(0, 0),
+              view_key="d_k", parts=("matrix", "row", "cell"), labels=[f"{j + 1} random" for j in range(tokens)], selection=(0, 0),
               row_title="scaled: softmax(ω / √d_k)", also=[("unscaled: softmax(ω)", stack["unscaled"], "weights")],
               vectors=[("this query's row", stack["sharpness"], SHARPNESS_FIELDS)],
               frames={"name": "d_k (key dimension)", "param": "d_k", "values": list(POWERS),
