@@ -6,7 +6,7 @@ screens, the shared sidebar, and the URL; each screen lives in screens/, all mat
 import streamlit as st
 
 import ui
-from ui import memory
+from ui import gate, memory
 from screens import registry
 
 memory.limit_arenas()  # before the sessions' threads allocate: see ui/memory.py
@@ -20,7 +20,8 @@ page = st.navigation({
               for s in screens]
     for section, screens in registry.sections().items()
 })
-ui.new_run()
-st.session_state["settings"] = ui.sidebar()
-page.run()
-ui.sync_url()
+with gate.one_at_a_time():  # one script run at a time in this process: a class waits in line (ui/gate.py)
+    ui.new_run()
+    st.session_state["settings"] = ui.sidebar()
+    page.run()
+    ui.sync_url()

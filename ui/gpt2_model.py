@@ -18,6 +18,7 @@ from attention_core.drawing import charts
 from attention_core.models import gpt2, head_labels
 from attention_core.book.inputs import MAX_SENTENCE_TOKENS
 from ui.byte_cache import byte_cache
+from ui import gate
 from ui.public import public_mode
 from ui.state import note, set_shared
 
@@ -96,7 +97,8 @@ def gpt2_download() -> tuple[str | None, str]:
     if not _DOWNLOADING.acquire(blocking=False):
         return None, "a download is already running on this server; reload this page in a minute"
     try:
-        return str(gpt2.locate(gpt2.HUB_ID, download=True, tqdm_class=_ProgressBar)), ""
+        with gate.released():  # minutes on the network: the other sessions run meanwhile
+            return str(gpt2.locate(gpt2.HUB_ID, download=True, tqdm_class=_ProgressBar)), ""
     except gpt2.WeightsUnavailable as error:
         return None, str(error)
     finally:

@@ -8,6 +8,7 @@ import functools
 import streamlit as st
 
 from attention_core.lessons.presets import PARAMS, PRESETS, code, parse_param, url_params
+from ui import gate
 
 KEEP = "keep:"  # values outlive their widgets under these keys (a page's widgets vanish when you leave it)
 SHARED = ("input", "text", "positions", "tokens", "d_in", "d_out", "seed")  # changing one leaves the preset
@@ -136,6 +137,7 @@ def fragment(body):
     @st.fragment
     @functools.wraps(body)
     def run(*args, **kwargs):
-        body(*args, **kwargs)
-        sync_url()
+        with gate.one_at_a_time():  # a fragment's own rerun waits in line too (inside a full run it nests)
+            body(*args, **kwargs)
+            sync_url()
     return run

@@ -14,7 +14,7 @@ from attention_core.book.modules import out_proj_parameter_count
 from attention_core.drawing import charts
 from attention_core.models import head_scores, training
 from attention_core.lessons.presets import PUBLIC_TRAIN_LAYER_STEPS
-from ui import jobs
+from ui import gate, jobs
 from ui.public import public_mode
 from attention_core.models.toy_tasks import TASKS, from_text, repeated_segment
 from attention_core.drawing.text import md_escape
@@ -130,6 +130,7 @@ def job_progress(job: jobs.Job) -> None:
     watches (a poll is a small rerun; 2 s keeps a class's polls cheap and well inside the 20 s a job
     waits for a watcher); each poll counts as watching. A full rerun when the job is over shows its result."""
     @st.fragment(run_every=2.0)
+    @gate.one_at_a_time()
     def poll():
         job.watch()
         if job.done:
