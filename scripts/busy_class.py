@@ -1,13 +1,14 @@
-"""Six visitors train on /trained while a seventh moves the /scores query slider; then the six leave.
+"""Six visitors train on /trained while a seventh moves a /scores slider that reruns on the server; then the six leave.
 
     python scripts/busy_class.py                  # a public server (ATTENTION_PUBLIC=1), as hosted
     python scripts/busy_class.py --local          # a teacher's own server: bigger runs, 2 at a time
 
 It starts the app on a free port and opens seven pages of one headless Chromium (each page is a
 session of its own). Steps:
-1. the seventh visitor moves /scores' query slider `--moves` times: the idle median;
+1. the seventh visitor moves the sidebar's d_out on /scores `--moves` times (a server rerun: the query
+   slider that this script timed before is drawn by the attention view in the browser now): the idle median;
 2. six visitors open /trained with their own seed at the largest size this server allows (3 layers,
-   8 heads, the most steps offered) and press Train; the query moves again: the busy median
+   8 heads, the most steps offered) and press Train; d_out moves again: the busy median
    (target: within 1.5x of idle);
 3. the six close their tabs; the server's CPU (its own and its training processes', from
    /proc/<pid>/stat) is sampled each second until it stays below 0.1 core (target: within 40 s).
@@ -68,10 +69,11 @@ def cpu_ticks(pid: int) -> tuple[int, int]:
     return total, children
 
 
-def query_moves(page, moves: int) -> list[float]:
-    """Seconds from each key press on the query slider to the end of its script run (a press that
-    started no run within 30 s is reported and left out)."""
-    thumb = page.locator(".st-key-query input[type=range]")
+def server_moves(page, moves: int) -> list[float]:
+    """Seconds from each key press on the sidebar's d_out slider to the end of its script run (a press
+    that started no run within 30 s is reported and left out). Right then left: two values, cached after
+    the first move, as a query move was before the view drew it."""
+    thumb = page.locator(".st-key-d_out input[type=range]")
     times = []
     for i in range(moves + 1):  # the first move warms the caches and is not counted
         thumb.focus()
@@ -99,7 +101,7 @@ def _niced(executable: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--local", action="store_true", help="no public mode (a teacher's own server)")
-    parser.add_argument("--moves", type=int, default=12, help="query moves per median (default 12)")
+    parser.add_argument("--moves", type=int, default=12, help="d_out moves per median (default 12)")
     parser.add_argument("--settle", type=float, default=10, help="seconds of training before timing (default 10)")
     args = parser.parse_args()
     if args.local:
@@ -114,7 +116,7 @@ def main() -> None:
         seventh.goto(base + "/scores", timeout=180_000)
         wait_idle(seventh, 180_000)
         seventh.evaluate(INSTALL)
-        idle = query_moves(seventh, args.moves)
+        idle = server_moves(seventh, args.moves)
         print(f"idle: median {statistics.median(idle):.3f} s over {len(idle)} moves (max {max(idle):.3f})", flush=True)
 
         elsewhere = p.chromium.launch(executable_path=_niced(CHROMIUM), args=CHROMIUM_ARGS)
@@ -130,7 +132,7 @@ def main() -> None:
         for page in six:
             if not page.get_by_text("step").count() and not page.get_by_text("queue").count():
                 print("warning: a visitor's page shows no training progress", flush=True)
-        busy = query_moves(seventh, args.moves)
+        busy = server_moves(seventh, args.moves)
         ratio = statistics.median(busy) / statistics.median(idle)
         print(f"six training: median {statistics.median(busy):.3f} s over {len(busy)} moves (max {max(busy):.3f}); "
               f"{ratio:.2f}x idle (target <= 1.5x: {'met' if ratio <= 1.5 else 'missed'})", flush=True)
