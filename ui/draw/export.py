@@ -5,7 +5,7 @@ The files are produced only when a button is clicked (callables), so a rerun sta
 import numpy as np
 import streamlit as st
 
-from attention_core.drawing import matrix_images
+from attention_core.drawing.matrix_images import png_bytes  # the one PNG encoder, re-exported for ui
 from ui.settings import this_run
 
 
@@ -30,11 +30,6 @@ def _vega_png(spec: dict) -> bytes:
 def _vega_svg(spec: dict) -> str:
     import vl_convert
     return vl_convert.vegalite_to_svg(inline(spec))
-
-
-def png_bytes(image: np.ndarray) -> bytes:
-    """An RGB array as PNG bytes (matrix_images.png_bytes: the one PNG encoder)."""
-    return matrix_images.png_bytes(image)
 
 
 def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | bytes | None = None,
