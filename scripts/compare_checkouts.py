@@ -2,6 +2,8 @@
 
     git worktree add /tmp/before c247788                      # the code before the layout redesign
     python scripts/compare_checkouts.py /tmp/before --rounds 4 --moves 5 --out docs/benchmark-before-layout-ab.md
+    # one checkout under two server settings: the file watcher as `streamlit run app.py` had it, against poll
+    python scripts/compare_checkouts.py . --other-option server.fileWatcherType=auto --this-option server.fileWatcherType=poll
 
 For each stage screen, key press → last change on the page (scripts/benchmark.py's measure) for one slider
 (default the sidebar's d_out), in both checkouts, each served by its own `streamlit run`. The rounds
@@ -30,6 +32,18 @@ def difference_interval(before: list, now: list, draws: int = 5000, seed: int = 
     return diffs[int(0.025 * draws)], diffs[int(0.975 * draws) - 1]
 
 
+def server_args(options: list[str]) -> tuple:
+    """["server.fileWatcherType=auto"] -> ("--server.fileWatcherType", "auto"): streamlit run's flags, which come
+    after local_server's own and so override them (the command line's last value of a flag wins)."""
+    flags = []
+    for option in options:
+        name, _, value = option.partition("=")
+        if not name or not value:
+            raise SystemExit(f"--other-option / --this-option: NAME=VALUE, not {option!r}")
+        flags += [f"--{name}", value]
+    return tuple(flags)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("other", type=Path, help="the other checkout (a directory holding app.py)")
@@ -37,10 +51,14 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=5, help="moves per screen and round, after one warm-up")
     parser.add_argument("--key", default="d_out", help="the slider's widget key (default the sidebar's d_out)")
     parser.add_argument("--screens", nargs="+", default=SCREENS)
+    parser.add_argument("--other-option", action="append", default=[], metavar="NAME=VALUE",
+                        help="a Streamlit config option for the other side's server, e.g. server.fileWatcherType=auto")
+    parser.add_argument("--this-option", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
     trees = {"other": args.other.resolve() / "app.py", "this": ROOT / "app.py"}
+    options = {"other": server_args(args.other_option), "this": server_args(args.this_option)}
     times = {(tree, s): [] for tree in trees for s in args.screens}
     rounds = {(tree, s): [] for tree in trees for s in args.screens}
     with sync_playwright() as p:
@@ -48,7 +66,7 @@ def main() -> None:
         for r in range(args.rounds):
             order = list(trees.items()) if r % 2 == 0 else list(reversed(trees.items()))
             for tree, app in order:
-                with streamlit_server(app) as (base, _proc, _log):
+                with streamlit_server(app, options[tree]) as (base, _proc, _log):
                     warm = browser.new_page()  # app.py runs once, so the screens' URL paths exist
                     warm.goto(base, timeout=180_000)
                     wait_idle(warm, timeout_ms=180_000)
@@ -59,7 +77,9 @@ def main() -> None:
                         rounds[tree, screen].append(statistics.median(found) if found else None)
                         print(f"  round {r + 1} {tree} /{screen}: {rounds[tree, screen][-1]} ms", file=sys.stderr)
         browser.close()
+    sides = {t: f"{t} ({' '.join(o) or 'no options'})" for t, o in (("other", args.other_option), ("this", args.this_option))}
     lines = [f"# `{args.key}`: {args.other} against this checkout", "",
+             f"Servers: {sides['other']}; {sides['this']}.", "",
              f"`python scripts/compare_checkouts.py {' '.join(sys.argv[1:])}`; {args.rounds} rounds of {args.moves} "
              "moves per screen and checkout, alternating which goes first.", "",
              "| screen | other: median ms | this: median ms | difference ms (95 % interval) | rounds' medians, other | "

@@ -41,18 +41,21 @@ def wait_healthy(base: str, deadline: float, proc=None, log: Path | None = None)
 
 
 @contextmanager
-def streamlit_server(app: Path = ROOT / "app.py", extra_args: tuple = (), start_timeout: float = 60):
+def streamlit_server(app: Path = ROOT / "app.py", extra_args: tuple = (), start_timeout: float = 60,
+                     file_watcher: str | None = "none"):
     """`streamlit run APP` headless on 127.0.0.1 and a free port; yields (base URL, process, log path).
 
     Output goes to a temp file (a pipe nobody reads would fill up and stall the server); the file
-    watcher is off, so edits in the tree during a run cannot trigger reruns.
+    watcher is off, so edits in the tree during a run cannot trigger reruns. file_watcher=None leaves
+    it to the app's .streamlit/config.toml, as `streamlit run app.py` does.
     """
     port = free_port()
     log = Path(tempfile.mkdtemp(prefix="streamlit-")) / "server.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
+             "--server.address", "127.0.0.1", "--server.port", str(port),
+             *(("--server.fileWatcherType", file_watcher) if file_watcher else ()),
              "--browser.gatherUsageStats", "false", *extra_args],
             cwd=Path(app).parent, stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

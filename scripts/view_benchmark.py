@@ -2,6 +2,7 @@
 
     python scripts/view_benchmark.py                 # 6 and 1,024 tokens, 40 presses a control
     python scripts/view_benchmark.py --presses 100 --tokens 6 64 1024
+    python scripts/view_benchmark.py --payload-only  # only the payload's bytes and build time (no browser)
 
 Serves scripts/view_app.py (the view on a seeded causal map), focuses
 the view in headless Chromium and presses each control's key. Two figures a press, both from the
@@ -10,6 +11,7 @@ page's own clock (performance.now() against the key event's timeStamp):
 - frame: the next animation frame has started, the one that paints it (headless Chromium paces
   frames itself, so this adds up to one frame interval of waiting to the work).
 Also the bytes one map's payload takes (Arrow tables as Streamlit serialises them, plus the JSON).
+The build time is the median of 5 builds of that payload (Python's side of a map that is new to the server).
 A measurement, not a test: the figures depend on the machine and its load.
 """
 import argparse
@@ -44,12 +46,15 @@ def payload_bytes(tokens: int) -> dict:
     scores = torch.randn(tokens, tokens, generator=gen)  # (T, T)
     masked = torch.triu(torch.ones(tokens, tokens, dtype=torch.bool), diagonal=1)
     weights = torch.softmax(scores.masked_fill(masked, float("-inf")), dim=-1).numpy()  # (T, T)
-    start = time.perf_counter()
-    payload = view_payload(weights, [f"token{i}" for i in range(tokens)], scale="share" if tokens > 16 else "absolute")
-    built = time.perf_counter() - start
+    builds = []
+    for _ in range(5):
+        start = time.perf_counter()
+        payload = view_payload(weights, [f"token{i}" for i in range(tokens)], scale="share" if tokens > 16 else "absolute")
+        builds.append(time.perf_counter() - start)
+    built = statistics.median(builds)
     sizes = {name: len(convert_anything_to_arrow_bytes(df)) for name, df in payload.items() if isinstance(df, pd.DataFrame)}
     meta = payload["meta"]
-    sizes["overview PNG (base64)"] = len(meta["overview"]["png"]) if meta["overview"] else 0
+    sizes["overview PNG (base64)"] = sum(map(len, meta["overview"]["png"])) if meta["overview"] else 0  # one per frame
     sizes["rest of the JSON"] = len(json.dumps(meta)) - sizes["overview PNG (base64)"]
     return {"sizes": sizes, "total": sum(sizes.values()), "build_s": built}
 
@@ -91,7 +96,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, nargs="+", default=[6, 1024])
     parser.add_argument("--presses", type=int, default=40)
+    parser.add_argument("--payload-only", action="store_true", help="only the payload's bytes and build time")
     args = parser.parse_args()
+    if args.payload_only:
+        return print_payloads(args.tokens)
     print("| tokens | control | key → drawn median / max (ms) | key → next frame median / max (ms) | presses |")
     print("|---|---|---|---|---|")
     with streamlit_server(APP) as (base, _proc, _log):
@@ -101,7 +109,11 @@ def main() -> None:
                 frame = f"{statistics.median(f):.1f} / {max(f):.1f}" if f else "– (no frame probe on the pointer)"
                 print(f"| {tokens} | {control} | {statistics.median(d):.1f} / {max(d):.1f} | {frame} | {len(d)} |")
     print()
-    for tokens in args.tokens:
+    print_payloads(args.tokens)
+
+
+def print_payloads(token_counts) -> None:
+    for tokens in token_counts:
         b = payload_bytes(tokens)
         parts = ", ".join(f"{name} {size:,}" for name, size in b["sizes"].items())
         print(f"payload at {tokens} tokens: {b['total']:,} bytes ({parts}); built in {b['build_s'] * 1000:.0f} ms")

@@ -215,3 +215,15 @@ def test_heads_trace():
     book(result["wrapper"]["context_vec"][0, 0], [-0.4519, 0.2216, 0.4772, 0.1063])
     book(result["wrapper"]["context_vec"][0], WRAPPER_OUT)
     assert result["device"] == "cpu"
+
+
+def test_heads_trace_joins_every_head_of_the_wrapper():
+    # heads_trace traces only the first head and runs the others' forward (memory): the joined output must
+    # still be the whole wrapper's, bit for bit, at a size with more heads than the book's two.
+    x = torch.randn(40, 16, generator=torch.Generator().manual_seed(0))  # (T, d_in)
+    result = lesson.heads_trace(x, 12, 3, 123, 40, "cpu")
+    wrapper = build_seeded(MultiHeadAttentionWrapper, 123, 16, 12, 40, 0.0, 3)
+    with torch.no_grad():
+        full = wrapper.trace(x.unsqueeze(0))
+    assert torch.equal(result["wrapper"]["context_vec"], full["context_vec"])  # (1, T, 3 * 12)
+    assert torch.equal(result["wrapper"]["heads"][0]["attn_weights"], full["heads"][0]["attn_weights"])

@@ -18,7 +18,7 @@ import torch
 from ui import memory
 
 _ALL: list["ByteCache"] = []
-# One computation at a time across all these caches: at GPT-2 size a heads trace holds about 500 MB of
+# One computation at a time across all these caches: at GPT-2 size a heads trace holds about 450 MB of
 # intermediates while it runs, and torch already spreads one computation over every core. A class asking
 # for ten settings at once then queues instead of holding 5 GB (reentrant: a build may use another cache).
 _COMPUTING = threading.RLock()

@@ -31,9 +31,15 @@ def fixed_codes(values, decimals: int = DECIMALS) -> np.ndarray:
     Non-finite values become 0 (their cells are drawn as masked)."""
     x = np.asarray(values, dtype=np.float64)
     finite = np.isfinite(x)
-    scaled = np.where(finite, x, 0.0) * 10.0 ** decimals
+    scaled = np.where(finite, x, 0.0)
+    scaled *= 10.0 ** decimals
     codes = np.rint(scaled)
-    near_tie = finite & (np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6)
+    # |frac - 0.5| < 1e-6 with frac = scaled - floor(scaled) in [0, 1): in place, one temporary (a map of
+    # 1,024 x 1,024 is 8 MB a pass)
+    scaled -= np.floor(scaled)
+    scaled -= 0.5
+    near_tie = np.abs(scaled, out=scaled) < 1e-6
+    near_tie &= finite
     for index in zip(*np.nonzero(near_tie)):
         codes[index] = int(f"{x[index]:.{decimals}f}".replace(".", ""))
     return codes.astype(np.int64)
@@ -98,17 +104,27 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0):
     causal = bool(masked.any(axis=0).any() and masked.all(axis=0).sum() == masked.any(axis=0).sum())
     layout = "top" if top else "lower" if causal else "full"
     codes, shades, keys, legends, domains = [], [], [], [], []
+    # The stored cells in the order sent: every cell row by row, or the lower triangle (j <= i) row by row, which
+    # is what a boolean mask picks (stored_cells' order) without building 2 M indices for a fancy gather.
+    lower = np.tri(*stack.shape[1:], dtype=bool) if layout == "lower" else None  # (T, T)
     for values, hidden in zip(stack, masked):
         t, palette, (low, high), legend = shade_fractions(values, kind, scale, hidden)
-        shade = np.rint(np.clip(np.nan_to_num(t, nan=0.0), 0, 1) * (SHADE_MASKED - 1)).astype(np.uint8)
+        t = np.nan_to_num(t, nan=0.0)  # a new array: never the caller's values (the "absolute" scale returns them)
+        np.clip(t, 0, 1, out=t)
+        t *= SHADE_MASKED - 1
+        shade = np.rint(t, out=t).astype(np.uint8)  # (T, T)
         hidden = hidden | ~np.isfinite(values)
         shade[hidden] = SHADE_MASKED
         code = fixed_codes(values)  # (T, T)
-        i, j = stored_cells(*values.shape, layout) if not top else _top_cells(code, hidden, top)
-        sent, inside = np.minimum(j, values.shape[1] - 1), j < values.shape[1]  # padding points past the last key
-        codes.append(np.where(inside, code[i, sent], 0))
-        shades.append(np.where(inside, shade[i, sent], SHADE_MASKED).astype(np.uint8))
-        keys.append(j)
+        if top:
+            i, j = _top_cells(code, hidden, top)
+            sent, inside = np.minimum(j, values.shape[1] - 1), j < values.shape[1]  # padding points past the last key
+            codes.append(np.where(inside, code[i, sent], 0))
+            shades.append(np.where(inside, shade[i, sent], SHADE_MASKED).astype(np.uint8))
+            keys.append(j)
+        else:
+            codes.append(code[lower] if lower is not None else code.reshape(-1))
+            shades.append(shade[lower] if lower is not None else shade.reshape(-1))
         legends.append(legend)
         domains.append([low, high])
     codes = np.concatenate(codes)
