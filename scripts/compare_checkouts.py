@@ -77,7 +77,8 @@ def main() -> None:
                         rounds[tree, screen].append(statistics.median(found) if found else None)
                         print(f"  round {r + 1} {tree} /{screen}: {rounds[tree, screen][-1]} ms", file=sys.stderr)
         browser.close()
-    sides = {t: f"{t} ({' '.join(o) or 'no options'})" for t, o in (("other", args.other_option), ("this", args.this_option))}
+    sides = {t: f"{t} ({' '.join(o) or 'server.fileWatcherType=none, as scripts/local_server.py starts it'})"
+             for t, o in (("other", args.other_option), ("this", args.this_option))}
     lines = [f"# `{args.key}`: {args.other} against this checkout", "",
              f"Servers: {sides['other']}; {sides['this']}.", "",
              f"`python scripts/compare_checkouts.py {' '.join(sys.argv[1:])}`; {args.rounds} rounds of {args.moves} "

@@ -52,6 +52,20 @@ def _decode(payload):
     return meta, i, j, cells["code"].to_numpy().astype(np.int64), cells["shade"].to_numpy()
 
 
+@pytest.mark.parametrize("rows, cols", [(5, 3), (3, 5), (6, 6)])
+def test_a_causal_map_sends_its_triangle_in_stored_cells_order_at_any_shape(rows, cols):
+    # A wide or square causal map is cut by a boolean mask, a tall one gathered with padding past its last key:
+    # both must be the order stored_cells (and the browser's frameCellIndex) reads.
+    scores = torch.randn(rows, cols, generator=torch.Generator().manual_seed(3))  # (rows, cols)
+    future = torch.triu(torch.ones(rows, cols, dtype=torch.bool), diagonal=1)
+    weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1).double().numpy()
+    meta, i, j, codes, _ = _decode(view_payload(weights, [str(t) for t in range(max(rows, cols))]))
+    assert meta["layout"] == "lower"
+    inside = j < cols
+    assert codes[inside].tolist() == fixed_codes(weights[i[inside], j[inside]]).tolist()
+    assert (codes[~inside] == 0).all() and inside.sum() == np.count_nonzero(~future.numpy())
+
+
 def _stops_colour(stops, t):
     """What the browser's colourAt does, in numpy: the sent stops interpolated at t."""
     rgb = np.array([[int(h[k:k + 2], 16) for k in (1, 3, 5)] for h in stops], float)

@@ -105,8 +105,11 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0):
     layout = "top" if top else "lower" if causal else "full"
     codes, shades, keys, legends, domains = [], [], [], [], []
     # The stored cells in the order sent: every cell row by row, or the lower triangle (j <= i) row by row, which
-    # is what a boolean mask picks (stored_cells' order) without building 2 M indices for a fancy gather.
-    lower = np.tri(*stack.shape[1:], dtype=bool) if layout == "lower" else None  # (T, T)
+    # is what a boolean mask picks (stored_cells' order) without building 2 M indices for a fancy gather. A causal
+    # map with more rows than keys pads its triangle past the last key: that one still goes through the gather.
+    rows, cols = stack.shape[1:]
+    lower = np.tri(rows, cols, dtype=bool) if layout == "lower" and rows <= cols else None  # (T, T)
+    gather = bool(top) or (layout == "lower" and lower is None)
     for values, hidden in zip(stack, masked):
         t, palette, (low, high), legend = shade_fractions(values, kind, scale, hidden)
         t = np.nan_to_num(t, nan=0.0)  # a new array: never the caller's values (the "absolute" scale returns them)
@@ -116,8 +119,8 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0):
         hidden = hidden | ~np.isfinite(values)
         shade[hidden] = SHADE_MASKED
         code = fixed_codes(values)  # (T, T)
-        if top:
-            i, j = _top_cells(code, hidden, top)
+        if gather:
+            i, j = _top_cells(code, hidden, top) if top else stored_cells(rows, cols, layout)
             sent, inside = np.minimum(j, values.shape[1] - 1), j < values.shape[1]  # padding points past the last key
             codes.append(np.where(inside, code[i, sent], 0))
             shades.append(np.where(inside, shade[i, sent], SHADE_MASKED).astype(np.uint8))
