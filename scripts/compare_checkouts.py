@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 from benchmark import SCREENS, slider_latency  # noqa: E402
-from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle  # noqa: E402
+from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_flags, streamlit_server, wait_idle  # noqa: E402
 
 
 def difference_interval(before: list, now: list, draws: int = 5000, seed: int = 0) -> tuple[float, float]:
@@ -30,18 +30,6 @@ def difference_interval(before: list, now: list, draws: int = 5000, seed: int = 
     diffs = sorted(statistics.median(rng.choices(now, k=len(now))) - statistics.median(rng.choices(before, k=len(before)))
                    for _ in range(draws))
     return diffs[int(0.025 * draws)], diffs[int(0.975 * draws) - 1]
-
-
-def server_args(options: list[str]) -> tuple:
-    """["server.fileWatcherType=auto"] -> ("--server.fileWatcherType", "auto"): streamlit run's flags, which come
-    after local_server's own and so override them (the command line's last value of a flag wins)."""
-    flags = []
-    for option in options:
-        name, _, value = option.partition("=")
-        if not name or not value:
-            raise SystemExit(f"--other-option / --this-option: NAME=VALUE, not {option!r}")
-        flags += [f"--{name}", value]
-    return tuple(flags)
 
 
 def main() -> None:
@@ -58,7 +46,7 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
     trees = {"other": args.other.resolve() / "app.py", "this": ROOT / "app.py"}
-    options = {"other": server_args(args.other_option), "this": server_args(args.this_option)}
+    options = {"other": tuple(streamlit_flags(args.other_option)), "this": tuple(streamlit_flags(args.this_option))}
     times = {(tree, s): [] for tree in trees for s in args.screens}
     rounds = {(tree, s): [] for tree in trees for s in args.screens}
     with sync_playwright() as p:

@@ -40,6 +40,19 @@ def wait_healthy(base: str, deadline: float, proc=None, log: Path | None = None)
         time.sleep(0.2)
 
 
+def streamlit_flags(options) -> list[str]:
+    """Streamlit config options as NAME=VALUE (["server.fileWatcherType=auto"]) -> `streamlit run`'s flags
+    (["--server.fileWatcherType", "auto"]). Passed as extra_args below they come last, and the last value of
+    a flag wins, so they override this module's own."""
+    flags = []
+    for option in options:
+        name, equals, value = option.partition("=")
+        if not name or not equals:
+            raise SystemExit(f"a Streamlit option is NAME=VALUE, not {option!r}")
+        flags += [f"--{name}", value]
+    return flags
+
+
 @contextmanager
 def streamlit_server(app: Path = ROOT / "app.py", extra_args: tuple = (), start_timeout: float = 60,
                      file_watcher: str | None = "none"):

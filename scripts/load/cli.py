@@ -35,13 +35,13 @@ import sys
 import time
 from pathlib import Path
 
-from local_server import wait_healthy
+from local_server import streamlit_flags, wait_healthy
 from screens import registry
 
 from .chromium import cold_start
 from .classroom import load_run
 from .scaling import cluster_run, compare
-from .servers import local_server, options_of, quiet_cancel, require_loopback
+from .servers import local_server, quiet_cancel, require_loopback
 from .soak import memory_tour, soak_run
 
 STAGES = [s.url_path for s in registry.STAGES]  # URL paths of the chapter's stage screens
@@ -116,7 +116,7 @@ def main() -> None:
             elif args.servers:
                 report = cluster_run(args, args.servers)[0]
             else:
-                with local_server(options_of(args)) as (base, pid, log):
+                with local_server(streamlit_flags(args.option)) as (base, pid, log):
                     report = asyncio.run(go(base, pid))
                     tail = [line for line in log.read_text(errors="replace").splitlines()
                             if "Traceback" in line or "Error" in line][-5:]

@@ -4,11 +4,12 @@ import os
 import sys
 
 from cluster import cluster
+from local_server import streamlit_flags
 
 from .classroom import load_run
 from .measure import cpu_seconds
 from .report import header, verdict
-from .servers import options_of, quiet_cancel
+from .servers import quiet_cancel
 
 
 def cluster_run(args, n: int) -> tuple[str, dict]:
@@ -17,7 +18,7 @@ def cluster_run(args, n: int) -> tuple[str, dict]:
         asyncio.get_running_loop().set_exception_handler(quiet_cancel)
         return await load_run(base, pids, args)
     try:
-        with cluster(n, extra_args=tuple(options_of(args))) as c:
+        with cluster(n, extra_args=tuple(streamlit_flags(args.option))) as c:
             report, summary = asyncio.run(go(c.url, {name: s.pid for name, s in c.servers.items()}))
             status = c.status()
             haproxy_cpu = cpu_seconds(c.haproxy.pid)

@@ -28,11 +28,6 @@ def require_loopback(url: str) -> None:
         sys.exit(f"--url must point at this machine (127.0.0.1, localhost or [::1]), not {host!r}")
 
 
-def options_of(args) -> list[str]:
-    """--option NAME=VALUE, as `streamlit run` takes it: --NAME VALUE."""
-    return [part for option in args.option for part in ("--" + option.split("=", 1)[0], option.split("=", 1)[1])]
-
-
 def quiet_cancel(loop, context):
     """The event loop's error handler: Ctrl-C cancels the students, and that needs no traceback."""
     if not isinstance(context.get("exception"), asyncio.CancelledError):
