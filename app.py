@@ -6,7 +6,7 @@ screens, the shared sidebar, and the URL; each screen lives in screens/, all mat
 import streamlit as st
 
 import ui
-from ui import gate, memory
+from ui import gate, memory, sections
 from screens import registry
 
 memory.limit_arenas()  # before the sessions' threads allocate: see ui/memory.py
@@ -23,5 +23,11 @@ page = st.navigation({
 with gate.one_at_a_time():  # one script run at a time in this process: a class waits in line (ui/gate.py)
     ui.new_run()
     st.session_state["settings"] = ui.sidebar()
+    url_note = st.empty()  # filled after the screen ran: it alone knows its sections
+    sections.enter(page.url_path or "home")
     page.run()
     ui.sync_url()
+    if message := sections.unknown_note():
+        with url_note:
+            ui.note(message)
+        ui.sync_url()

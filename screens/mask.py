@@ -21,64 +21,49 @@ st.markdown(
 
 @ui.fragment
 def screen():
-    """The controls and all they change: moving one reruns only this part, not the sidebar."""
-    context_length = ui.context_length_picker(T)
+    """The lesson and its sections: a commit from the view reruns only this part, not the sidebar."""
     q, k = ui.committed(T)
-
-    record, used, device_note = ui.causal(settings, "mask", context_length)
+    # The lesson follows CausalAttention built at context_length = T: a longer buffer gives the same weights
+    # (the buffer section below shows it), so its slider need not rerun the lesson.
+    record, used, device_note = ui.causal(settings, "mask", T)
     if not ui.predict_first("mask", settings, record=record, q=q, k=k):
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
     st.caption(initialisation.weights_line("causal", settings.seed_for("mask"), True))
-    weights, simple, simple_norm = record["attn_weights"], record["masked_simple"], record["masked_simple_norm"]
-    unmasked, raw, scaled = record["unmasked_weights"], record["masked_scores"], record["scaled_scores"]
+    weights, raw, scaled = record["attn_weights"], record["masked_scores"], record["scaled_scores"]  # (T, T) each
     d_k = record["keys"].shape[-1]
-    labels = settings.labels
-    names, who = [ui.md_escape(t) for t in settings.tokens], ui.md_escape(labels[q])
+    who = ui.md_escape(settings.labels[q])
 
-    ui.mask_and_buffer(record, settings, context_length)
-
-    st.subheader("Mask the scores, then softmax")
-    ui.show_matrix(raw, settings, "scores", "masked_scores: −∞ where the mask is 1", selected_row=q)
     st.markdown("Pick a query and a key in the view (sliders, arrow keys or a click): its bars put the causal "
                 "weights beside the masked scores and beside the weights without a mask, where the future leaks in.")
     ui.show_view(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)", view_key="causal",
                  commit=True, row_title="causal weights α", also=[("masked scores ω (−∞ not drawn)", raw, "scores"),
-                                                                ("no mask: softmax over every key", unmasked, "weights")])
+                                                                ("no mask: softmax over every key", record["unmasked_weights"], "weights")])
     st.markdown(f"The softmax of the query and key the lesson follows, {q + 1} and {k + 1} (Enter in the view follows another):")
-
     for line in causal_softmax_latex(raw[q], scaled[q], float(weights[q, k]), q, k, d_k):
         st.latex(line)
     st.caption(f"After `masked_fill` the future scores are −∞, and exp(−∞) = 0: they add nothing to the sum, so "
                f"the visible weights of {who} ({q + 1} of {T}) already sum to 1. "
                f"(ω is divided by √d_k = √{d_k} first.)")
 
-    st.subheader("The book's two ways, side by side")
-    c1, c2 = st.columns(2)
-    with c1:
-        ui.show_matrix(simple_norm, settings, "weights", "1: softmax, zero with tril, renormalise", selected_row=q)
-    with c2:
-        ui.show_matrix(weights, settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
-    gap = record["variants_max_abs_diff"]
-    st.metric("max |variant 1 − variant 2|", f"{gap:.2e}")
-    agree = "agree to float rounding" if gap <= numbers.TOLERANCE else "differ by more than float rounding"
-    st.markdown(f"The two matrices {agree} (max difference {numbers.plain(gap)} {numbers.within_tolerance(gap)}). "
-                "Variant 1 for the same cell:")
-    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
-             rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
-    st.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
-               "Variant 2 gets there with one softmax and no second division.")
-
-    ui.what_goes_wrong(record, settings, q, names, who)
-
-    st.subheader("The tensors")
-    ui.table(raw, "masked_scores (attn_scores.masked_fill(mask_bool, -inf))", labels, labels)
-    ui.table(weights, "attn_weights", labels, labels)
-    ui.table(simple, "masked_simple", labels, labels)
-    ui.table(simple_norm, "masked_simple_norm", labels, labels)
-    ui.table(unmasked, "unmasked attn_weights", labels, labels)
-    ui.table(record["context_vec"], "context_vec", labels)
-
+    with ui.section("buffer", "The mask and its buffer (context_length)", icon=":material/grid_on:") as shown:
+        if shown:
+            buffer_lesson()
+    with ui.section("variants", "The book's two ways, side by side", icon=":material/compare:") as shown:
+        if shown:
+            two_variants(record, q, k)
+    with ui.section("wrong", "What goes wrong without the mask", icon=":material/report:") as shown:
+        if shown:
+            ui.what_goes_wrong(record, settings, q, [ui.md_escape(t) for t in settings.tokens], who)
+    with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
+        if shown:
+            labels = settings.labels
+            ui.table(raw, "masked_scores (attn_scores.masked_fill(mask_bool, -inf))", labels, labels)
+            ui.table(weights, "attn_weights", labels, labels)
+            ui.table(record["masked_simple"], "masked_simple", labels, labels)
+            ui.table(record["masked_simple_norm"], "masked_simple_norm", labels, labels)
+            ui.table(record["unmasked_weights"], "unmasked attn_weights", labels, labels)
+            ui.table(record["context_vec"], "context_vec", labels)
     ui.show_code(stages.mask_simple, stages.mask_after_softmax, stages.causal_mask, stages.mask_scores,
                  stages.attend, CausalAttention)
     ui.explain(
@@ -91,12 +76,44 @@ def screen():
         "0 · −∞ = nan; use `masked_fill` with a boolean mask.) The buffer is registered once at "
         "`context_length` and moves with the module to the GPU; each call slices the corner it needs."
     )
+    with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
+        if shown:
+            ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)",
+                           ui.checked(agreement.causal_vs_sdpa, record)),
+                          ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
+    with ui.section("questions", "Readers' questions", icon=":material/forum:") as shown:
+        if shown:
+            ui.reader_questions("mask", settings, record=record)
+    with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
+        if shown:
+            ui.mask_pitfalls(record, record["unmasked_weights"], T)
 
-    # --- checks and mistakes ------------------------------------------------------------------------
-    ui.agreement([("context vectors vs F.scaled_dot_product_attention(is_causal=True)", ui.checked(agreement.causal_vs_sdpa, record)),
-                  ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
-    ui.reader_questions("mask", settings, record=record)
-    ui.mask_pitfalls(record, unmasked, T)
+
+@ui.fragment
+def buffer_lesson():
+    """context_length and the buffer: its own fragment, so the slider reruns only this section."""
+    context_length = ui.context_length_picker(T)
+    record, _, _ = ui.causal(settings, "mask", context_length)
+    ui.mask_and_buffer(record, settings, context_length)
+
+
+def two_variants(record: dict, q: int, k: int) -> None:
+    """Variant 1 (softmax, zero with tril, renormalise) beside variant 2 (−∞, then softmax)."""
+    simple, simple_norm, unmasked = record["masked_simple"], record["masked_simple_norm"], record["unmasked_weights"]
+    c1, c2 = st.columns(2)
+    with c1:
+        ui.show_matrix(simple_norm, settings, "weights", "1: softmax, zero with tril, renormalise", selected_row=q)
+    with c2:
+        ui.show_matrix(record["attn_weights"], settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
+    gap = record["variants_max_abs_diff"]
+    st.metric("max |variant 1 − variant 2|", f"{gap:.2e}")
+    agree = "agree to float rounding" if gap <= numbers.TOLERANCE else "differ by more than float rounding"
+    st.markdown(f"The two matrices {agree} (max difference {numbers.plain(gap)} {numbers.within_tolerance(gap)}). "
+                "Variant 1 for the same cell:")
+    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
+             rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
+    st.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
+               "Variant 2 gets there with one softmax and no second division.")
 
 
 screen()

@@ -8,7 +8,7 @@ from attention_core.drawing.text import dot_product_latex, md_escape, short
 from ui.cache import (causal, dropout_convergence, efficiency_backends, efficiency_measure, exercise_3_1, heads,
                       mha_agreement, dropout_stack, normalisations, projection, saturation, stacked,
                       why_scaling_histogram, why_scaling_stack, why_scaling_sweep)
-from ui.checks import agreement, checked, pitfall, pitfalls_toggle
+from ui.checks import agreement, checked, pitfall
 from ui.controls import committed, context_length_picker, heads_picker
 from ui.display import device_badge, explain, table, table_height
 from ui.draw.code import show_code
@@ -24,6 +24,7 @@ from ui.gpt2_model import PATH_KEY as GPT2_PATH_KEY
 from ui.gpt2_model import (gpt2_attention, gpt2_download, gpt2_find, gpt2_heads, gpt2_layers, gpt2_model,
                            gpt2_sentence_input, gpt2_source, gpt2_tokens)
 from ui.public import public_mode
+from ui.sections import is_open, section
 from ui.settings import Settings
 from ui.sidebar import current, sidebar
 from ui.state import clamp, control, fragment, init_state, note, set_value, sync_url, value
@@ -50,7 +51,7 @@ __all__ = [
     "why_scaling_histogram", "why_scaling_stack", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "dropout_stack", "normalisations", "stacked", "causal", "dropout_convergence", "heads", "projection", "context_length_picker", "heads_picker",
     "device_badge", "sharpness_against_d_k", "show_code", "show_matrix", "table", "table_height",
     "show_where_dropped", "committed", "show_view",
-    "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "pitfalls_toggle", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
+    "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "section", "is_open", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "heads_weights", "reader_questions",
     "curves", "head_grid", "look_closer", "look_closer_frames", "show_repeated_probe", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",

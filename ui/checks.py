@@ -7,7 +7,6 @@ import torch
 
 from attention_core.drawing import numbers
 
-from ui.state import control
 from ui.draw.vega import fingerprint
 
 _CHECKED: collections.OrderedDict = collections.OrderedDict()  # the last 256 checks' results (floats)
@@ -39,18 +38,12 @@ def checked(check, *args):
 
 
 def agreement(checks: list[tuple[str, float]], tolerance: float = numbers.TOLERANCE) -> None:
-    """This screen's result next to PyTorch's own: one metric per check, max |difference|."""
-    st.subheader("Agreement with PyTorch")
+    """This screen's result next to PyTorch's own: one metric per check, max |difference| (drawn inside the
+    screen's "checks" section, whose title names it)."""
     for column, (label, diff) in zip(st.columns(len(checks)), checks):
         column.metric(label, f"{diff:.1e}", delta="agrees" if diff <= tolerance else "differs",
                       delta_color="normal" if diff <= tolerance else "inverse", delta_arrow="off")
     st.caption(f"Max absolute difference; agreement means ≤ {numbers.plain(tolerance)} (float32 rounding).")
-
-
-def pitfalls_toggle() -> bool:
-    """One switch per screen that reveals the mistakes people make at this step."""
-    return control(st.toggle, "Show common mistakes", "pitfalls",
-                   help="The wrong code next to the right one, with the numbers each gives.")
 
 
 def pitfall(title: str, wrong_code: str, right_code: str, wrong, right, wrong_box=st.error) -> None:

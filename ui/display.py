@@ -7,6 +7,7 @@ import torch
 from attention_core.book.device import describe, unused_gpu_note
 from attention_core.drawing.numbers import fixed
 from ui.settings import this_run
+from ui.sections import section
 from ui.state import note
 from ui.draw.vega import fingerprint, labels_key
 
@@ -24,13 +25,11 @@ def device_badge(device_used: str, device_note: str | None = None) -> None:
         st.info(gpu_note, icon=":material/memory:")
 
 
-def explain(markdown: str, title: str = "Why it works") -> None:
-    """A screen's longer explanation; presenter mode folds it away so the picture stays big."""
-    if this_run().presenter:
-        with st.expander(title, icon=":material/school:"):
+def explain(markdown: str, title: str = "Why it works", name: str = "why") -> None:
+    """A screen's longer explanation, folded in a section: the lesson above it stays short and big."""
+    with section(name, title, icon=":material/school:") as shown:
+        if shown:
             st.markdown(markdown)
-    else:
-        st.markdown(markdown)
 
 
 def table_height(rows: int) -> str:

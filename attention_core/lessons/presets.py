@@ -67,6 +67,8 @@ PARAMS = {
     "head": Param(int, 1, 1, 64),
     "quiz": Param(bool, False),  # predict first: every screen asks before it shows the answer
     "readers": Param(bool, False),  # the readers' questions next to the common mistakes
+    # The current screen's open sections (ui/sections.py): "code,tensors", or "all" (the slides command).
+    "open": Param(str, ""),
     # What heads learn (screens/trained.py): the task, the training step shown (-1 = the last),
     # the heads switched off ("1.2,2.1" = layer.head, 1-based), the probe typed as symbols, and
     # the controls of "Train it yourself".
@@ -102,6 +104,8 @@ PRESETS = {
 # (3.4.1) use 123; SelfAttention_v2, whose weights the masking section reuses, uses 789.
 BOOK_SEEDS = {"scores": 123, "softmax": 123, "mask": 789, "dropout": 789, "heads": 123}
 
+SECTION_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")  # a section's name in the URL's `open`
+
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
 
@@ -125,8 +129,10 @@ def parse_param(name: str, raw: str):
     if spec.kind is str:
         if spec.choices and text not in spec.choices:
             return bad("is not one of " + ", ".join(spec.choices))
-        if name in ("off", "probe") and len(raw) > 200:
+        if name in ("off", "probe", "open") and len(raw) > 200:
             return bad("is longer than 200 characters")
+        if name == "open" and not all(SECTION_NAME.fullmatch(part.strip()) for part in raw.split(",") if part.strip()):
+            return bad("is not a list of section names (such as code,tensors)")
         if name == "text" and len(raw) > MAX_TEXT_CHARS:
             return bad(f"is longer than {MAX_TEXT_CHARS} characters")
         return (text if spec.choices else raw), None

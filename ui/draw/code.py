@@ -7,6 +7,8 @@ import threading
 
 import streamlit as st
 
+from ui.sections import section
+
 _SOURCE_LOCK = threading.Lock()
 
 
@@ -39,8 +41,10 @@ def source(obj) -> str:
         return _source_once(obj)
 
 
-def show_code(*objects, title: str = "The PyTorch code of this step") -> None:
-    """The exact source that computed what the screen shows (read with inspect, never retyped)."""
-    with st.expander(title, icon=":material/code:"):
-        for obj in objects:
-            st.code(obj if isinstance(obj, str) else source(obj), language="python")
+def show_code(*objects, title: str = "The PyTorch code of this step", name: str = "code") -> None:
+    """The exact source that computed what the screen shows (read with inspect, never retyped), in a section
+    that runs only while open."""
+    with section(name, title, icon=":material/code:") as shown:
+        if shown:
+            for obj in objects:
+                st.code(obj if isinstance(obj, str) else source(obj), language="python")

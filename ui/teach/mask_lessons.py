@@ -18,7 +18,6 @@ from ui.settings import Settings
 def mask_and_buffer(record: dict, settings: Settings, context_length: int) -> None:
     """The book's two masks drawn side by side, and proof that a buffer longer than the input changes nothing."""
     T = len(settings.tokens)
-    st.subheader("The mask")
     buffer = record["mask"]  # (context_length, context_length)
     used_mask = buffer[:T, :T]
     c1, c2 = st.columns(2)
@@ -46,7 +45,7 @@ def mask_and_buffer(record: dict, settings: Settings, context_length: int) -> No
 def what_goes_wrong(record: dict, settings: Settings, q: int, names: list[str], who: str) -> None:
     """Zeroing after softmax without renormalising, and no mask at all; names and who already escaped for markdown."""
     simple, unmasked = record["masked_simple"], record["unmasked_weights"]  # (T, T) each
-    st.subheader("What goes wrong")
+
     row_sums = simple.sum(dim=-1)  # (T,)
     st.markdown(f"**Zeroing after softmax without renormalising.** The weights of {who} sum to "
                 f"{float(row_sums[q]):.4f} instead of 1; every row but the last loses weight:")

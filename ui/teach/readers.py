@@ -8,15 +8,13 @@ import streamlit as st
 from attention_core.lessons import reader_questions as rq
 from ui.checks import pitfall
 from ui.settings import Settings
-from ui.state import control
 
 
 def reader_questions(stage: str, settings: Settings, **inputs) -> None:
-    """A switch next to "Show common mistakes": the questions readers ask at this stage, computed."""
-    if control(st.toggle, "Readers' questions", "readers",
-               help="Questions from the book's issue tracker, each answered with the right and the wrong version."):
-        for demo in _DEMOS[stage]:
-            demo(settings, **inputs)
+    """The questions readers ask at this stage (from the book's issue tracker), each answered with the right and
+    the wrong version, computed: drawn inside the screen's "questions" section."""
+    for demo in _DEMOS[stage]:
+        demo(settings, **inputs)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

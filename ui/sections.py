@@ -1,0 +1,101 @@
+"""Sections that run only while open: the tensors, the code, the checks, the mistakes, the longer experiments.
+
+A stage screen opens on its lesson (controls, the view, the numbers the lesson turns on). Everything else
+sits in a folded section whose body runs, and is sent to the browser, only while it is open: Streamlit 1.67
+runs an expander's body lazily when the expander has a key and an on_change, and its `.open` says whether it
+is open. A section the visitor opened stays open across reruns and page switches (session state, per screen);
+the URL's `open` names the current screen's open sections (`?open=code,tensors`, or `?open=all` for the slides
+command), so a teacher can share "the code of /mask".
+
+    with ui.section("code", "The code") as shown:
+        if shown:
+            ui.show_code(...)
+"""
+from contextlib import contextmanager
+
+import streamlit as st
+
+from attention_core.lessons.presets import SECTION_NAME, code
+from ui.state import set_value, value
+
+ALL = "all"  # ?open=all: every section of the screen (the slides command uses it)
+NAME = SECTION_NAME
+LEGACY = {"mistakes": "pitfalls", "questions": "readers"}  # section: the URL switch it replaced
+_OPEN = "sections:open"  # {screen: set of open section names}
+_SEEN = "sections:seen"  # {screen: names of the sections its last run drew}
+_SCREEN = "sections:screen"  # the screen this run draws (app.py sets it before the page runs)
+
+
+def parse(text: str) -> tuple[set[str], list[str]]:
+    """The URL's `open`: the names it holds, and those that cannot be section names (left out)."""
+    names = {part.strip() for part in text.split(",") if part.strip()}
+    bad = sorted(n for n in names if not NAME.fullmatch(n))
+    return names - set(bad), bad
+
+
+def enter(screen: str) -> None:
+    """Before a screen runs: its open sections become the URL's `open` (the first screen takes the URL's)."""
+    opened = st.session_state.setdefault(_OPEN, {})
+    if screen not in opened:
+        if not opened:  # the first screen of the session: the link that was opened says what is open
+            names, _ = parse(value("open"))
+            # Links from before sections: ?pitfalls=1 and ?readers=1 were switches; they open those sections.
+            opened[screen] = names | {name for name, old in LEGACY.items() if value(old)}
+            for old in LEGACY.values():
+                set_value(old, False)  # the URL says it as open=... from now on
+        else:
+            opened[screen] = set()
+    st.session_state[_SCREEN] = screen
+    st.session_state.setdefault(_SEEN, {})[screen] = []
+    set_value("open", ",".join(sorted(opened[screen])))
+
+
+def _screen() -> str:
+    return st.session_state.get(_SCREEN, "home")
+
+
+def _toggled(screen: str, name: str, key: str) -> None:
+    """The visitor opened or closed a section: remember it for this screen and the URL."""
+    opened = st.session_state[_OPEN].setdefault(screen, set())
+    if ALL in opened:  # closing one section of "all": the others stay open
+        opened.discard(ALL)
+        opened.update(st.session_state.get(_SEEN, {}).get(screen, []))
+    (opened.add if st.session_state[key] else opened.discard)(name)
+    if screen == _screen():
+        set_value("open", ",".join(sorted(opened)))
+
+
+def is_open(name: str) -> bool:
+    """Whether this screen's section `name` is open (for work that sits outside its `with` block)."""
+    opened = st.session_state.get(_OPEN, {}).get(_screen(), set())
+    return name in opened or ALL in opened
+
+
+@contextmanager
+def section(name: str, title: str, icon: str | None = None):
+    """A folded section of the current screen: yields True while it is open, and only then should the body
+    compute or draw anything."""
+    assert NAME.fullmatch(name), name
+    screen = _screen()
+    key = f"section:{screen}:{name}"
+    if key in st.session_state and st.session_state[key] != is_open(name):
+        _toggled(screen, name, key)  # set from code (AppTest, a test) rather than by a click's on_change
+    st.session_state[key] = is_open(name)
+    seen = st.session_state.setdefault(_SEEN, {}).setdefault(screen, [])
+    if name not in seen:
+        seen.append(name)
+    with st.expander(title, key=key, icon=icon, on_change=_toggled, args=(screen, name, key)) as box:
+        yield bool(box.open)
+
+
+def unknown_note() -> str | None:
+    """After a screen ran: a note for URL section names this screen does not have (None when all exist)."""
+    opened = st.session_state.get(_OPEN, {}).get(_screen(), set())
+    seen = set(st.session_state.get(_SEEN, {}).get(_screen(), []))
+    missing = sorted(opened - seen - {ALL})
+    if not missing:
+        return None
+    opened.difference_update(missing)
+    set_value("open", ",".join(sorted(opened)))
+    have = ", ".join(sorted(seen)) or "none"
+    return (f"This screen has no section {', '.join(code(n) for n in missing)} to open; its sections are: {have}.")
