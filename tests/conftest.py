@@ -21,7 +21,7 @@ def screen_file(page: str) -> str:
     return BY_NAME[page or "home"].file
 
 
-def open_screen(page: str | None = None, **params) -> AppTest:
+def open_screen(page: str | None = None, *, sections=None, **params) -> AppTest:
     """Run the app with the given URL parameters, then open the screen at URL path <page>.
 
     Sidebar controls are set through their URL parameters: AppTest (1.67) drops the entry
@@ -34,8 +34,19 @@ def open_screen(page: str | None = None, **params) -> AppTest:
     at.run()
     if page:
         at.switch_page(screen_file(page)).run()
+    if sections:
+        open_sections(at, page or "home", sections)
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def open_sections(at: AppTest, page: str, names="all") -> AppTest:
+    """Open sections of the screen at URL path <page> ("all", or a list of names) and rerun, as a visitor's
+    clicks would (ui/sections.py keeps what is open per screen)."""
+    opened = dict(at.session_state["sections:open"]) if "sections:open" in at.session_state else {}
+    opened[page or "home"] = {"all"} if names == "all" else set(names)
+    at.session_state["sections:open"] = opened
+    return at.run()
 
 
 def chart_specs(at: AppTest) -> list[dict]:

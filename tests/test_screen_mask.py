@@ -13,7 +13,7 @@ def _frame(at, name):
 
 
 def test_book_preset_shows_the_books_numbers():
-    at = open_screen("mask")
+    at = open_screen("mask", sections="all")
     text = page_text(at)
     # masked scores row 2 and the causal weights of section 3.5.1 (seed 789)
     for number in ("0.4656", "0.1723", "-inf", "0.5517", "0.4483", "0.3800", "0.3097", "0.3103",
@@ -29,14 +29,14 @@ def test_book_preset_shows_the_books_numbers():
 
 
 def test_both_variants_agree_and_the_difference_is_shown():
-    at = open_screen("mask")
+    at = open_screen("mask", sections="all")
     metric = next(m for m in at.metric if "variant 1" in m.label)
     assert float(metric.value) < 1e-6
     assert "≤ 10⁻⁵). Variant 1" in page_text(at)  # the same formatter and tolerance as every agreement check
 
 
 def test_unrenormalised_rows_sum_to_less_than_one():
-    at = open_screen("mask")
+    at = open_screen("mask", sections="all")
     sums = _frame(at, "masked_simple.sum(dim=-1)").iloc[0].tolist()
     assert [f"{s:.4f}" for s in sums] == ["0.1921", "0.3700", "0.5357", "0.6775", "0.8415", "1.0000"]
     assert all(s < 1 for s in sums[:-1])
@@ -44,7 +44,7 @@ def test_unrenormalised_rows_sum_to_less_than_one():
 
 
 def test_leak_section_names_the_future_tokens():
-    at = open_screen("mask")
+    at = open_screen("mask", sections="all")
     leak = next(m.value for m in at.markdown if "the future leaks." in m.value)
     for token, weight in (("starts", "0.1662"), ("with", "0.1496"), ("one", "0.1665"), ("step", "0.1477")):
         assert f"“{token}” {weight}" in leak
@@ -55,7 +55,7 @@ def test_leak_section_names_the_future_tokens():
 
 
 def test_larger_context_length_gives_identical_weights():
-    at = open_screen("mask")
+    at = open_screen("mask", sections="all")
     before = _frame(at, "attn_weights")
     at.slider(key="context_length").set_value(40).run()
     assert not at.exception
@@ -66,7 +66,7 @@ def test_larger_context_length_gives_identical_weights():
 
 
 def test_every_control_changes_what_it_names():
-    at = open_screen("mask")
+    at = open_screen("mask", sections="all")
     weights = _frame(at, "attn_weights")
     view = views(at)["causal"]  # every query's row travels; the browser scrubs them
     assert list(view_row(view, 3).values()) == ["0.2758", "0.2460", "0.2462", "0.2319"]  # two future keys not sent

@@ -23,7 +23,8 @@ NAME = SECTION_NAME
 LEGACY = {"mistakes": "pitfalls", "questions": "readers"}  # section: the URL switch it replaced
 _OPEN = "sections:open"  # {screen: set of open section names}
 _SEEN = "sections:seen"  # {screen: names of the sections its last run drew}
-_SCREEN = "sections:screen"  # the screen this run draws (app.py sets it before the page runs)
+_SCREEN = "sections:screen"
+_DRAWN = "sections:drawn"  # {section key: whether it was drawn open}: tells a change from code from a stale state  # the screen this run draws (app.py sets it before the page runs)
 
 
 def parse(text: str) -> tuple[set[str], list[str]]:
@@ -78,9 +79,11 @@ def section(name: str, title: str, icon: str | None = None):
     assert NAME.fullmatch(name), name
     screen = _screen()
     key = f"section:{screen}:{name}"
-    if key in st.session_state and st.session_state[key] != is_open(name):
-        _toggled(screen, name, key)  # set from code (AppTest, a test) rather than by a click's on_change
-    st.session_state[key] = is_open(name)
+    drawn = st.session_state.get(_DRAWN, {})
+    if key in st.session_state and key in drawn and st.session_state[key] != drawn[key]:
+        _toggled(screen, name, key)  # its state was set from code (a test) rather than by a click's on_change
+    st.session_state[key] = drawn[key] = is_open(name)
+    st.session_state[_DRAWN] = drawn
     seen = st.session_state.setdefault(_SEEN, {}).setdefault(screen, [])
     if name not in seen:
         seen.append(name)
