@@ -49,10 +49,16 @@ TARGET_MS = {"book": {"screen": 150, "sidebar": 300}, "gpt2-small": {"screen": 5
 # of the lesson and are left out: none at the moment.
 SKIP_KEYS: set[str] = set()
 # Every slider on the page, in the sidebar or the main area, by its widget key.
-SLIDERS = """() => [...document.querySelectorAll('[data-testid="stSlider"]')].map(el => {
+# A slider inside a folded section (ui/sections.py) reports the section: it is measured with that section alone
+# open, as a visitor who opened it would move it (the page is found with every section open: ?open=all).
+SLIDERS = """(screen) => [...document.querySelectorAll('[data-testid="stSlider"]')].map(el => {
   const keyed = el.closest('[class*="st-key-"]');
   const key = keyed && [...keyed.classList].find(c => c.startsWith('st-key-'));
-  return key && {key: key.slice(7), sidebar: !!el.closest('[data-testid="stSidebar"]')};
+  const wrapper = el.closest('[class*="st-key-section-"]');
+  const prefix = 'st-key-section-' + screen + '-';
+  const section = wrapper && [...wrapper.classList].find(c => c.startsWith(prefix));
+  return key && {key: key.slice(7), sidebar: !!el.closest('[data-testid="stSidebar"]'),
+                 section: section ? section.slice(prefix.length) : null};
 }).filter(Boolean)"""
 QUIET_MS = 400  # the re-render is over once nothing has changed for this long
 SPEEDUP_TARGET, MHA_TARGET = 20, 1.3
@@ -107,13 +113,17 @@ def serve(script: Path):
         yield base
 
 
-def page_sliders(browser, url: str) -> list[dict]:
-    """The sliders a page shows: [{key, sidebar}], main area and sidebar."""
+def with_open(url: str, sections: str) -> str:
+    return url + ("&" if "?" in url else "?") + f"open={sections}"
+
+
+def page_sliders(browser, url: str, screen: str) -> list[dict]:
+    """The sliders a page shows with every section open: [{key, sidebar, section}], main area and sidebar."""
     page = browser.new_page(viewport={"width": 1600, "height": 1000})
     try:
-        page.goto(url, timeout=180_000)
+        page.goto(with_open(url, "all"), timeout=180_000)
         wait_idle(page, timeout_ms=180_000)
-        return [s for s in page.evaluate(SLIDERS) if s["key"] not in SKIP_KEYS]
+        return [s for s in page.evaluate(SLIDERS, screen) if s["key"] not in SKIP_KEYS]
     finally:
         page.close()
 
@@ -212,10 +222,11 @@ def browser_section(moves: int, quick: bool, lines: list[str]) -> dict:
                         if config == "512 tokens" and screen not in at_512:
                             continue
                         url = f"{base}/{screen}" + (f"?{query}" if query else "")
-                        for slider in page_sliders(browser, url):
+                        for slider in page_sliders(browser, url, screen):
                             if config == "512 tokens" and slider["sidebar"]:
                                 continue  # the comparison with the baseline is about the screen's own slider
-                            r = slider_latency(browser, url, slider["key"], moves)
+                            where = with_open(url, slider["section"]) if slider["section"] else url
+                            r = slider_latency(browser, where, slider["key"], moves)
                             app_rows[config, screen, slider["key"]] = r | {"sidebar": slider["sidebar"]}
                             print(f"  {config:>10} /{screen} {slider['key']}: {ms(summary(r['times'])[0])} ms",
                                   file=sys.stderr)

@@ -11,7 +11,8 @@ and the sidebar hidden, in the light theme, in the app's presenter mode (type an
 back of a room, tables without scroll boxes; --no-presenter for the screen as a student sees it),
 laid out 1920 / --zoom CSS pixels wide and captured at 1920 x 1080. A long screen becomes several
 slides, cut only between its top-level blocks; a block taller than a slide gets a slide of its own,
-scaled down to fit. The exit status is 1 when a screen shows an exception or an st.error.
+scaled down to fit. Every folded section of a screen is opened (--sections all, the URL's open=all),
+and each open section starts a slide with its title. The exit status is 1 when a screen shows an exception or an st.error.
 """
 import argparse
 import io
@@ -37,13 +38,11 @@ WIDTH, HEIGHT = 1920, 1080  # a slide, in image pixels at --scale 1
 ZOOM = 1.0  # default --zoom: presenter mode is laid out for a 1920-wide page; above 1.2 its heatmaps overflow columns
 TOP_BAND = 32  # blank margin (CSS pixels) above the content of every slide after the first
 GAP = 8  # a cut lies this far above the next block's top: in the gap between two blocks
-# Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header and the
-# screens' "Show common mistakes" and "Readers' questions" switches go too (add pitfalls=1 or readers=1).
+# Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header goes too.
 # Injected before the app renders, so charts are laid out at the full width from the start.
 HIDE_CHROME = """(() => {
   const css = '[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],'
-    + ' [data-testid="stExpandSidebarButton"], [data-testid="stHeader"],'
-    + ' .st-key-pitfalls, .st-key-readers { display: none !important; }';  // switches are no slide content
+    + ' [data-testid="stExpandSidebarButton"], [data-testid="stHeader"] { display: none !important; }';
   const add = () => { const s = document.createElement('style'); s.textContent = css;
                       document.head.appendChild(s); };
   if (document.head) add(); else document.addEventListener('DOMContentLoaded', add);
@@ -67,21 +66,30 @@ LAYOUT = """(slide) => {
   const origin = main.getBoundingClientRect().top - main.scrollTop;
   const box = e => { const r = e.getBoundingClientRect(); return [r.top - origin, r.bottom - origin]; };
   const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;
+  // An open section taller than a slide counts as its title (a heading) and the blocks inside it.
+  const section = e => { const d = e.querySelector(':scope > [data-testid="stExpander"] > details[open]');
+                         return d && [d.querySelector(':scope > summary'),
+                                      d.querySelector(':scope > [data-testid="stExpanderDetails"] > [data-testid="stVerticalBlock"]')]; };
   const units = parent => [...parent.children].filter(shown).flatMap(e => {
+    if (e.getBoundingClientRect().height <= slide) return [e];
     const inner = e.querySelector(':scope > [data-testid="stVerticalBlock"]');
-    return inner && e.getBoundingClientRect().height > slide ? units(inner) : [e];
+    if (inner) return units(inner);
+    const open = section(e);
+    return open && open[1] ? [open[0], ...units(open[1])] : [e];
   });
   const blocks = units(document.querySelector('[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'))
     .map(e => {
       const element = e.matches('[data-testid="stElementContainer"]');  // one element, not a block of them
+      const title = e.tagName === 'SUMMARY';  // an open section's title: a heading for what follows
       const first = element ? e : e.querySelector('[data-testid="stElementContainer"]');
-      return [...box(e), element && !!e.querySelector('[data-testid="stHeading"]'),
+      return [...box(e), title || (element && !!e.querySelector('[data-testid="stHeading"]')),
               element && e.innerText.trim().endsWith(':'),
               (element && !!e.querySelector('[data-testid="stCaptionContainer"]'))  // a caption, or a folded
                 || (!!e.querySelector('[data-testid="stExpander"]') && !e.querySelector('details[open]')  // expander:
                     && e.getBoundingClientRect().height < 120),  // both go with the block above
 
-              !!first && !!first.querySelector('[data-testid="stHeading"]')];
+              title || (!!first && !!first.querySelector('[data-testid="stHeading"]'))
+                || !!e.querySelector(':scope > [data-testid="stExpander"] > details[open]')];  // a section opens a slide
     });
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
   return {height: main.scrollHeight, blocks, bg};
@@ -99,11 +107,13 @@ def stem(screen: str, params: list[tuple[str, str]]) -> str:
     return f"{slug(screen)}__{tag}" if tag else slug(screen)
 
 
-def with_presenter(params: list[tuple[str, str]], presenter: bool) -> list[tuple[str, str]]:
-    """The URL parameters a screen is opened with: presenter=1 added unless off or set in --params.
-    File names come from --params alone, so the default leaves them as they were."""
-    given = any(name == "presenter" for name, _ in params)
-    return params + ([("presenter", "1")] if presenter and not given else [])
+def with_presenter(params: list[tuple[str, str]], presenter: bool, sections: str = "all") -> list[tuple[str, str]]:
+    """The URL parameters a screen is opened with: presenter=1 added unless off or set in --params, and
+    open=<--sections> (every folded section open by default) unless --params names `open` itself.
+    File names come from --params alone, so the defaults leave them as they were."""
+    given = {name for name, _ in params}
+    return (params + ([("presenter", "1")] if presenter and "presenter" not in given else [])
+            + ([("open", sections)] if sections not in ("", "none") and "open" not in given else []))
 
 
 @contextmanager
@@ -135,7 +145,10 @@ def open_screen(page, url: str, timeout_s: float) -> list[str]:
     """Load one screen; return the text of every exception and st.error on it."""
     page.goto(url, wait_until="domcontentloaded")
     wait_ready(page, timeout_s)
-    problems = [t.strip() for t in page.locator(PROBLEMS).all_inner_texts()]
+    # The common mistakes draw each wrong version in an error box on purpose: those are lessons, not problems.
+    problems = [t.strip() for t in page.evaluate(
+        "sel => [...document.querySelectorAll(sel)].filter(e => !e.closest('[class*=\"-mistakes\"]')).map(e => e.innerText)",
+        PROBLEMS)]
     if page_not_found(page):
         problems.append("Page not found")
     return problems
@@ -246,7 +259,7 @@ def screenshots(args, params: list[tuple[str, str]]) -> int:
     from playwright.sync_api import Error as PlaywrightError, sync_playwright
     if not Path(CHROMIUM).exists():
         sys.exit(f"Chromium not found at {CHROMIUM} (Debian: apt-get install chromium, or set $CHROMIUM)")
-    query = urllib.parse.urlencode(with_presenter(params, args.presenter) + [("embed", "true"), ("embed_options", "light_theme")])
+    query = urllib.parse.urlencode(with_presenter(params, args.presenter, args.sections) + [("embed", "true"), ("embed_options", "light_theme")])
     failed = 0
     with (nullcontext(args.url.rstrip("/")) if args.url else served(Path(args.app).resolve())) as base, \
             sync_playwright() as p:
@@ -340,7 +353,7 @@ def export_figures(args, params: list[tuple[str, str]]) -> int:
     out, failed = Path(args.out), 0
     for screen in args.screens:
         began = time.time()
-        at = run_screen(Path(args.app), screen, with_presenter(params, args.presenter), args.timeout)
+        at = run_screen(Path(args.app), screen, with_presenter(params, args.presenter, args.sections), args.timeout)
         problems = [str(e.value).splitlines()[0] for e in at.exception] + [str(e.value) for e in at.error]
         for stale in out.glob(f"{stem(screen, params)}__chart[0-9][0-9]_*.*"):  # from an earlier run
             stale.unlink()
@@ -373,6 +386,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--presenter", action=argparse.BooleanOptionalAction, default=True,
                         help="the app's presenter mode (presenter=1: big type, folded explanations, tables whole); "
                              "on by default, --no-presenter for the screen as a student sees it")
+    parser.add_argument("--sections", default="all",
+                        help="the folded sections to open (the URL's open=): all (default), none, or names such as "
+                             "code,tensors; each open section starts a slide")
     parser.add_argument("--zoom", type=float, default=ZOOM,
                         help=f"lay the page out 1920/ZOOM CSS pixels wide and draw it ZOOM times as big (default {ZOOM:g}; "
                              "1 = a 1920-wide browser window)")

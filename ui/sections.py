@@ -96,9 +96,10 @@ def unknown_note() -> str | None:
     opened = st.session_state.get(_OPEN, {}).get(_screen(), set())
     seen = set(st.session_state.get(_SEEN, {}).get(_screen(), []))
     missing = sorted(opened - seen - {ALL})
-    if not missing:
-        return None
     opened.difference_update(missing)
     set_value("open", ",".join(sorted(opened)))
+    missing = [n for n in missing if n not in LEGACY]  # an old ?pitfalls=1 on a screen without mistakes: no news
+    if not missing:
+        return None
     have = ", ".join(sorted(seen)) or "none"
     return (f"This screen has no section {', '.join(code(n) for n in missing)} to open; its sections are: {have}.")

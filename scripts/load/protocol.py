@@ -19,7 +19,9 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 MOVABLE = ("query", "key", "dropout", "heads")  # page widgets a student drags (keys; see presets.PARAMS)
 # Where a screen has an attention view, these moves are its sliders: the browser draws them and sends nothing
 # (a student still makes them, and the report counts them as browser moves).
-VIEW_MOVES = ("query", "key", "dropout")
+# key -> the screens whose view has that slider (None: every view). A size the view scrubs only at small sizes
+# (dropout up to the byte budget, heads at the book's sizes) is a widget above them, and a widget wins.
+VIEW_MOVES = {"query": None, "key": None, "dropout": {"dropout"}, "heads": {"heads"}}
 SIDEBAR_MOVE = "d_out"  # moved now and then (it leaves the preset, as a curious student would)
 WIDGET_ID = re.compile(r"^\$\$ID-[0-9a-f]{32}-(?P<key>.+)$")  # Streamlit's id of a keyed widget
 FINISHED = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
@@ -49,6 +51,7 @@ class Student:
         self.first_server = ""  # where the student landed first (its share in the report)
         self.ws = None
         self.query_string = params  # the address bar: the shared link first, then what the app writes
+        self.left_preset = False  # a size move took this student off a fixed-size preset (students.move_kind)
         self.page_hash = ""
         self.pages = {}  # URL path -> page script hash (from the navigation message)
         self.widgets = {}  # key -> (element type, proto) of the last run

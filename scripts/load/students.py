@@ -57,6 +57,20 @@ async def switch(student: Student, results: list, screen: str):
     return await timed(student, results, "switch", screen, page_hash=target)
 
 
+LEAVES_PRESET = {SIDEBAR_MOVE, "heads"}  # size controls: at GPT-2 small, moving one leaves the preset for custom
+
+
+def move_kind(student: Student, key: str) -> str:
+    """How the report names a move: at a preset with fixed sizes (gpt2-small), a size move is counted as what it
+    is, the move that leaves the preset and then a custom size, each with its own count and cost."""
+    if key not in LEAVES_PRESET or "preset=gpt2-small" not in student.params:
+        return f"move {key}"
+    if not student.left_preset:
+        student.left_preset = True
+        return f"move {key}: leaves the preset"
+    return f"move {key}: a custom size"
+
+
 async def student_session(base, number, args, deadline, results, rng, ready):
     """Open a screen, then move its sliders and switch screens until the deadline."""
     student = Student(base, number, args.timeout, rng, args.params)
@@ -75,7 +89,8 @@ async def student_session(base, number, args, deadline, results, rng, ready):
                 await asyncio.sleep(rng.uniform(0.5, 1.5) * args.think)
                 if time.monotonic() >= deadline:
                     return
-                keys = [k for k in MOVABLE if k in student.widgets or (k in VIEW_MOVES and student.has_view())]
+                keys = [k for k in MOVABLE if k in student.widgets or (k in VIEW_MOVES and student.has_view()
+                                                                       and screen in (VIEW_MOVES[k] or {screen}))]
                 if SIDEBAR_MOVE in student.widgets and (not keys or rng.random() < args.sidebar_share):
                     keys = [SIDEBAR_MOVE]
                 key = rng.choice(keys) if keys else None
@@ -85,7 +100,7 @@ async def student_session(base, number, args, deadline, results, rng, ready):
                 state = student.move(key) if key else None
                 if state is None:
                     continue
-                await timed(student, results, f"move {key}", screen, widgets=[state],
+                await timed(student, results, move_kind(student, key), screen, widgets=[state],
                             fragment_id=student.fragment_of(key))
             await asyncio.sleep(rng.uniform(0.5, 1.5) * args.think)
             if time.monotonic() >= deadline:
