@@ -6,11 +6,12 @@ screens, the shared sidebar, and the URL; each screen lives in screens/, all mat
 import streamlit as st
 
 import ui
-from ui import gate, memory, sections
+from ui import gate, memory, sections, warmup
 from screens import registry
 
 memory.limit_arenas()  # before the sessions' threads allocate: see ui/memory.py
 st.set_page_config(page_title="Attention, step by step", page_icon=":material/visibility:", layout="wide")
+warmup.start_once()  # once per process: both presets' stage screens, computed for every session (ui/warmup.py)
 
 # The screens live in screens/, not pages/: Streamlit still treats a pages/ folder as its older
 # multipage mode until app.py has run once, so a shared link opened first on a fresh server

@@ -6,8 +6,8 @@ from attention_core.drawing import charts
 from attention_core.lessons import agreement, initialisation
 import ui
 from attention_core.lessons.presets import PARAMS
+from ui.teach.dropout_lessons import RATES, every_rate_fits
 
-RATES = [round(0.05 * i, 2) for i in range(21)]  # the dropout slider's steps, all sent at once up to 64 tokens
 BOOK_WAY = """torch.manual_seed(123)            # the book: one global seed for the whole process
 dropout = torch.nn.Dropout(0.5)   # p = 0.5: each cell dropped with probability 1/2
 print(dropout(attn_weights))      # survivors are multiplied by 1 / (1 - 0.5) = 2
@@ -25,36 +25,35 @@ st.markdown(
 
 @ui.fragment
 def screen():
-    """The controls and all they change: moving one reruns only this part, not the sidebar."""
+    """The lesson and its sections: moving a control reruns only this part, not the sidebar."""
     num_tokens = len(settings.tokens)
-    scrubbed = num_tokens <= charts.ALTAIR_MAX  # every rate at once is cheap up to 64 tokens: the browser scrubs p
-    left, mid, right = st.columns(3)
-    with left:
+    scrubbed = every_rate_fits(num_tokens)  # every rate's map fits the byte budget: the browser scrubs p
+    columns = st.columns(3)  # each control, and under it the number it changes most
+    with columns[0]:
         if scrubbed:
             p = ui.clamp("dropout", options=RATES, fallback_note="Dropout rate {old} is not a multiple of 0.05; using {new}.")
-            st.caption(f"Dropout rate p = {p:g}: move it in the view below (Enter there brings it to the lesson).")
         else:
             p = ui.control(st.slider, "Dropout rate p", "dropout", min_value=0.0, max_value=1.0, step=0.05,
                            help="The book uses 0.5 to make the effect visible; GPT-2 used 0.1.")
-    with mid:
+    with columns[1]:
         seed = int(ui.control(st.number_input, "Dropout seed", "dropout_seed", min_value=0,
                               max_value=PARAMS["dropout_seed"].high, step=1))
-    with right:
+    with columns[2]:
         train = ui.control(st.toggle, "Training mode: model.train()", "train",
                            help="Off = model.eval(): dropout becomes the identity.")
     q, k = ui.committed(num_tokens)
 
     record, used, device_note = ui.causal(settings, "dropout", num_tokens)
-    ui.device_badge(used, device_note or settings.device_note)
-    st.caption(initialisation.weights_line("causal", settings.seed_for("dropout"), True))
     weights = record["attn_weights"]  # (T, T), causal: zero above the diagonal
     dropped, keep = stages.dropout(weights, p, seed, train)  # both (T, T)
-    visible = stages.mask_simple(num_tokens)  # 1 where a query may see the key
+    visible = stages.mask_simple(num_tokens)  # (T, T): 1 where a query may see the key
     n_visible, n_dropped = int(visible.sum()), int((visible * (1 - keep)).sum())
     if not ui.predict_first("dropout", settings, weights=weights, dropped=dropped, p=p, train=train, q=q):
         st.stop()
-
-    ui.draw_summary(p, train, num_tokens, n_visible, n_dropped)
+    ui.device_badge(used, device_note or settings.device_note)
+    st.caption(initialisation.weights_line("causal", settings.seed_for("dropout"), True)
+               + (f" Move the dropout rate p (now {p:g}) in the view; Enter there brings it to the lesson." if scrubbed else ""))
+    ui.draw_summary(columns, p, train, num_tokens, n_visible, n_dropped)
 
     rates = RATES if scrubbed else [p]
     after, sums = ui.dropout_stack(weights, rates, seed, train)  # (rates, T, T); row sums before/after (rates, T, 2)
@@ -63,22 +62,24 @@ def screen():
                  vectors=[("row sum", sums, ("before", "after dropout"))],
                  frames={"name": "Dropout rate p", "param": "dropout", "values": rates, "labels": [f"{r:g}" for r in rates],
                          "initial": rates.index(p)} if scrubbed else None)
-    with st.expander("Keep mask and where dropout struck"):
-        if not scrubbed:
-            ui.show_where_dropped(keep, visible, "after dropout")
-        ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
-    st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
-               "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
-               "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")
-
     ui.one_cell_by_hand(weights, keep, dropped, q, k, p, train, settings.labels)
-    ui.many_draws(weights, dropped, p, seed, settings.labels)
 
-    st.subheader("The tensors")
-    ui.table(weights, "attn_weights", settings.labels, settings.labels)
-    ui.table(keep, "keep_mask", settings.labels, settings.labels)
-    ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
-
+    with ui.section("keep", "Keep mask and where dropout struck", icon=":material/grid_on:") as shown:
+        if shown:
+            if num_tokens > charts.ALTAIR_MAX:
+                ui.show_where_dropped(keep, visible, "after dropout")
+            ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
+            st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
+                       "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
+                       "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")
+    with ui.section("draws", "Row sums and the average over many draws", icon=":material/stacked_line_chart:") as shown:
+        if shown:
+            ui.many_draws(weights, dropped, p, seed, settings.labels)
+    with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
+        if shown:
+            ui.table(weights, "attn_weights", settings.labels, settings.labels)
+            ui.table(keep, "keep_mask", settings.labels, settings.labels)
+            ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
     ui.show_code(stages.dropout_keep_mask, stages.dropout, stages.dropout_mean, BOOK_WAY)
     ui.explain(
         "**Why drop attention weights?** Silencing random token-to-token links during training stops the model "
@@ -94,12 +95,16 @@ def screen():
         "draws. This app draws the keep mask from its own `torch.Generator`, with the same `bernoulli_(1 - p)` "
         "call that `nn.Dropout` makes, so seed 123 still reproduces the book's matrix."
     )
-
-    # --- checks and mistakes ------------------------------------------------------------------------
-    ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
-                   ui.checked(agreement.dropout_vs_nn, weights, p, seed) if train else 0.0)])
-    ui.reader_questions("dropout", settings, record=record, p=p, seed=seed, q=q)
-    ui.dropout_pitfalls(settings, p)
+    with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
+        if shown:
+            ui.agreement([(f"dropout vs torch.manual_seed({seed}); nn.Dropout({p:g})",
+                           ui.checked(agreement.dropout_vs_nn, weights, p, seed) if train else 0.0)])
+    with ui.section("questions", "Readers' questions", icon=":material/forum:") as shown:
+        if shown:
+            ui.reader_questions("dropout", settings, record=record, p=p, seed=seed, q=q)
+    with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
+        if shown:
+            ui.dropout_pitfalls(settings, p)
 
 
 screen()

@@ -33,21 +33,22 @@ digraph {
   rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eff6ff", fontname="Helvetica"];
   x [label="inputs x\\n(T, d_in)"];
   qkv [label="queries, keys, values\\nx W_q, x W_k, x W_v"];
-  s [label="1 · scores\\nω = q · k"];
-  m [label="3 · causal mask\\nfuture scores = −∞"];
-  sm [label="2 · softmax(ω / √d_k)\\nweights sum to 1"];
-  d [label="4 · dropout\\n(training only)"];
+  s [label="scores\\nω = q · k"];
+  m [label="causal mask\\nfuture scores = −∞"];
+  sm [label="softmax(ω / √d_k)\\nweights sum to 1"];
+  d [label="dropout\\n(training only)"];
   z [label="context vectors\\nz = A V"];
-  h [label="5 · multi-head\\nh heads + out_proj"];
+  h [label="multi-head\\nh heads + out_proj"];
   x -> qkv -> s -> m -> sm -> d -> z -> h;
 }
 """,
     width="stretch",
 )
 st.caption(
-    "The order the chapter's `CausalAttention` runs: mask the scores, then softmax. The screens teach softmax (2) "
-    "before the mask (3), as the chapter does. Its first masking variant runs the other way round, softmax, then "
-    "zero the future weights and renormalise each row, and gives the same weights (screen 3 compares the two)."
+    "The boxes run left to right in the order of the chapter's `CausalAttention`: mask the scores, then softmax. "
+    "The screens teach softmax before the mask, as the chapter does (sidebar: scores → softmax → mask → dropout → "
+    "heads). The chapter's first masking variant runs the other way round, softmax, then zero the future weights "
+    "and renormalise each row, and gives the same weights (the mask screen compares the two)."
 )
 
 st.header("How to use it")

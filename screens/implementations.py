@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from attention_core.drawing import charts
+from attention_core.drawing import numbers
 from attention_core.lessons import bonus_bench
 import ui
 from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
@@ -28,8 +28,9 @@ st.caption(f"Here `F.scaled_dot_product_attention` runs the **{flash}** kernel; 
 
 st.subheader("Do they agree with the chapter?")
 st.dataframe(ui.implementation_agreements(), width="stretch")
-st.caption(f"Largest |implementation − chapter| on a seeded batch of 2 × 6 tokens, float32; ✓ is within "
-           f"{bonus_bench.TOLERANCE:g}. nn.MultiheadAttention's query is its embed_dim wide, so it needs d_in = d_out.")
+st.caption(f"Largest |implementation − chapter| on a seeded batch of 2 × 6 tokens, float32; ✓ means "
+           f"{numbers.within_tolerance(0)}. – (d_in ≠ d_out): nn.MultiheadAttention cannot be built there, since its "
+           "query is its embed_dim wide; it needs d_in = d_out.")
 label = st.selectbox("Show the code of", [v[0] for v in IMPLEMENTATIONS.values()], index=2, key="impl_code")
 ui.show_code(next(cls for name, cls in IMPLEMENTATIONS.values() if name == label), title=f"The code: {label}")
 
@@ -38,7 +39,8 @@ st.markdown(f"GPT-2 small's layer ({bonus_bench.GPT2['d_in']} → {bonus_bench.G
             f"{bonus_bench.GPT2['num_heads']} heads), one sequence, float32: the forward pass alone (`no_grad`) and "
             "forward plus backward, as in training.")
 cols = st.columns(2)
-largest = cols[0].select_slider("Largest T", bonus_bench.TOKEN_SIZES, 512, key="impl_max_tokens")
+largest = cols[0].select_slider("Largest T", bonus_bench.TOKEN_SIZES, 512, key="impl_max_tokens",
+                                format_func=lambda t: f"{t:,}")
 repeats = cols[1].slider("Repeats (median)", 1, MAX_REPEATS, 1, key="impl_repeats")
 if st.button("Measure here", type="primary", icon=":material/speed:", key="impl_run"):
     bar = st.progress(0.0, text="Starting…")
@@ -62,17 +64,13 @@ for name, title in (("forward", "forward"), ("backward", "forward + backward")):
     ok = frame[frame[name] == "ok"]
     long.append(ok.assign(ms=ok[f"{name}_s"] * 1e3, MB=ok[f"{name}_bytes"] / 1e6, pass_=title))
 timed = pd.concat(long, ignore_index=True).rename(columns={"label": "implementation", "pass_": "pass"})
-left, right = st.columns(2)
-for column, name in ((left, "forward"), (right, "forward + backward")):
-    with column:
-        part = timed[timed["pass"] == name]
-        ui.chart(charts.line_chart(part, "tokens", "ms", "implementation", title=f"{name}: time per call",
-                                   log_x=True, log_y=True, y_title="milliseconds (log)"), f"time {name}",
-                 table=lambda p=part: p[["tokens", "implementation", "ms"]], width="stretch")
+ui.fastest(timed)
+# One chart per row: eight names in full need the legend's width (side by side, two legends cut them short).
+for name in ("forward", "forward + backward"):
+    part = timed[timed["pass"] == name]
+    ui.chart(ui.timing_chart(part, "ms", f"{name}: time per call", "milliseconds (log)"), f"time {name}",
+             table=lambda p=part: p[["tokens", "implementation", "ms"]], width="stretch")
 memory = timed[(timed["pass"] == "forward + backward") & timed["MB"].notna()]
-ui.chart(charts.line_chart(memory, "tokens", "MB", "implementation", title="forward + backward: peak memory of new "
-                           "tensors", log_x=True, log_y=True, y_title="MB (log)"), "peak memory",
+ui.chart(ui.timing_chart(memory, "MB", "forward + backward: peak memory of new tensors", "MB (log)"), "peak memory",
          table=lambda: memory[["tokens", "implementation", "MB"]], width="stretch")
 ui.timing_table(result)
-
-ui.fastest(timed)

@@ -23,6 +23,7 @@ st.markdown(
 def screen():
     """The lesson and its sections: a commit from the view reruns only this part, not the sidebar."""
     q, k = ui.committed(T)
+    ui.valid_context_length(T)  # a bad ?context_length= gets its note here, with the buffer's section closed
     # The lesson follows CausalAttention built at context_length = T: a longer buffer gives the same weights
     # (the buffer section below shows it), so its slider need not rerun the lesson.
     record, used, device_note = ui.causal(settings, "mask", T)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from attention_core.lessons import memory_layout as ml
 import ui
-from attention_core.drawing.memory_charts import cell_frame, memory_cells
+from attention_core.drawing.memory_charts import cell_frame, cell_size, memory_cells
 from attention_core.book.modules import MultiHeadAttention
 
 settings = ui.current()
@@ -22,33 +22,41 @@ ui.clamp("mem_tokens", low=1, high=available)  # the input may have fewer tokens
 T = ui.control(cols[0].slider, "Tokens T", "mem_tokens", min_value=1, max_value=available) if available > 1 else 1
 num_heads = ui.control(cols[1].slider, "Heads h", "mem_heads", min_value=1, max_value=ml.MAX_HEADS)
 head_dim = ui.control(cols[2].slider, "head_dim", "mem_head_dim", min_value=1, max_value=ml.MAX_HEAD_DIM)
-d_out, labels = num_heads * head_dim, settings.labels[:T]
+d_out = num_heads * head_dim
 for name, count in (("mem_token", T), ("mem_head", num_heads), ("mem_dim", head_dim)):
     ui.clamp(name, low=1, high=count)  # a pick past a shrunk slider falls back to the last one
-cols = st.columns(3)  # picks are 1-based, as in the URL
+# The URL's mem_token, mem_head and mem_dim count from 1 (links made before this screen spoke PyTorch's indices
+# still open the same element); everything the screen shows is PyTorch's 0-based index, the value minus 1.
+cols = st.columns(3)
+words = [("" if name == f"t{n + 1}" else f" · {name}") for n, name in enumerate(settings.tokens[:T])]  # random: t1, t2…
 token = ui.control(cols[0].selectbox, "Pick a token", "mem_token", options=range(1, T + 1),
-                   format_func=lambda t: labels[t - 1]) - 1
+                   format_func=lambda t: f"token {t - 1}{words[t - 1]}") - 1
 head = ui.control(cols[1].selectbox, "its head", "mem_head", options=range(1, num_heads + 1),
-                  format_func=lambda h: f"head {h}") - 1
+                  format_func=lambda h: f"head {h - 1}") - 1
 dim = ui.control(cols[2].selectbox, "its dim", "mem_dim", options=range(1, head_dim + 1),
-                 format_func=lambda d: f"dim {d}") - 1
+                 format_func=lambda d: f"dim {d - 1}") - 1
 seed = settings.seed_for("heads")
 steps = ml.chapter_steps(settings.x[:T], num_heads, head_dim, seed, pick=(token, head, dim))
 rows = ml.step_rows(steps)
 if not ui.predict_first("memory", settings, round_of=(settings.x[:T], (num_heads, head_dim), seed), rows=rows):
     st.stop()
 
+st.markdown(f"**Indices here are PyTorch's, counted from 0**: token 0 is the first token, head 0 the first head, "
+            f"dim 0 a head's first dimension. Your pick is `queries[0, {token}, {head * head_dim + dim}]` before the "
+            f"split and `[0, {head}, {token}, {dim}]` after it.")
 st.caption(f"b = 1, T = {T}, h = {num_heads}, head_dim = {head_dim}, so d_out = {d_out}; d_in = "
            f"{settings.x.shape[1]} (the sidebar's input, first {T} tokens), weights seeded with {seed}. Hue: the "
            "head; shade: the token (light first, dark last); the black square: the element you picked.")
+scale = ui.font_scale()
 
 st.subheader("The storage of `queries`")
 first = steps[0]
 ui.chart(memory_cells(cell_frame(ml.storage_cells(first, d_out, first.pick), T, text="token"),
                       f"queries' {T * d_out} floats in storage order (drawn {d_out} to a line)",
-                      row="offset ÷ d_out", col="offset mod d_out"), "queries storage", width="content")
-st.markdown(f"`W_query(x)` writes token after token: token 1's {d_out} floats, then token 2's, and so on"
-            + (f"; inside a token, head 1's {head_dim} floats, then head 2's. Every head is a *strided* slice of this "
+                      row="offset ÷ d_out", col="offset mod d_out", cell=cell_size(d_out, scale, rows=T)),
+         "queries storage", width="content")
+st.markdown(f"`W_query(x)` writes token after token: token 0's {d_out} floats, then token 1's, and so on"
+            + (f"; inside a token, head 0's {head_dim} floats, then head 1's. Every head is a *strided* slice of this "
                "one row." if num_heads > 1 else ". With one head, the head is the whole row."))
 
 st.subheader("Shape and strides, line by line")
@@ -69,16 +77,17 @@ st.markdown("**view** keeps the storage (same `data_ptr`) and writes new strides
 
 st.subheader("The right split beside the wrong one")
 heads_step, wrong = steps[2], ml.wrong_split(first, num_heads, head_dim)
+split_cell = cell_size(d_out + num_heads, scale, room="half", rows=T)  # every head's dims side by side, plus the gaps
 left, right = st.columns(2)
 with left:
     ui.chart(memory_cells(cell_frame(ml.cells(heads_step.tensor, heads_step.tokens, heads_step.heads,
                                               heads_step.pick), T), "view(b, T, h, d).transpose(1, 2)",
-                          panel="head", row="token", col="dim"), "right split", width="content")
+                          panel="head", row="token", col="dim", cell=split_cell), "right split", width="content")
 with right:
     ui.chart(memory_cells(cell_frame(ml.cells(wrong.tensor, wrong.tokens, wrong.heads), T),
-                          "view(b, h, T, d): wrong", panel="head", row="row", col="dim"), "wrong split",
-             width="content")
-st.markdown(f"Each cell shows its storage offset. On the left, head 1 reads offsets 0…{head_dim - 1}, then jumps "
+                          "view(b, h, T, d): wrong", panel="head", row="row", col="dim", cell=split_cell),
+             "wrong split", width="content")
+st.markdown(f"Each cell shows its storage offset. On the left, head 0 reads offsets 0…{head_dim - 1}, then jumps "
             f"{heads_step.tensor.stride(2)} floats to the next token: one colour per panel, every token in it. "
             + (f"On the right, `view(b, h, T, d)` hands each 'head' a contiguous run of {T * head_dim} floats, which "
                "mixes colours (true heads) and covers only some tokens: the shapes match, the meaning does not."
@@ -87,15 +96,16 @@ st.markdown(f"Each cell shows its storage offset. On the left, head 1 reads offs
 
 st.subheader("Merging the heads: why `contiguous()`")
 context, packed = steps[4], steps[6]
+merge_cell = cell_size(head_dim, scale, room="half", rows=T * num_heads)
 left, right = st.columns(2)
 with left:
     ui.chart(memory_cells(cell_frame(ml.storage_cells(context, head_dim, context.pick), T, text="token"),
-                          "attn_weights @ values: storage", row="offset ÷ head_dim", col="offset mod head_dim"),
-             "context storage", width="content")
+                          "attn_weights @ values: storage", row="offset ÷ head_dim", col="offset mod head_dim",
+                          cell=merge_cell), "context storage", width="content")
 with right:
     ui.chart(memory_cells(cell_frame(ml.storage_cells(packed, head_dim, packed.pick), T, text="token"),
                           ".transpose(1, 2).contiguous(): storage", row="offset ÷ head_dim",
-                          col="offset mod head_dim"), "contiguous storage", width="content")
+                          col="offset mod head_dim", cell=merge_cell), "contiguous storage", width="content")
 message = ml.view_error(steps)
 if message:
     st.markdown("The matmul writes its output head after head (left). `transpose(1, 2)` relabels it as "

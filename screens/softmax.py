@@ -1,4 +1,4 @@
-"""Screen 2: from scores to weights: three normalisations, softmax, and the 1/sqrt(d_k) scaling (3.3.1, 3.4.1)."""
+"""Screen 2: from scores to weights: softmax and the 1/sqrt(d_k) scaling (3.3.1, 3.4.1), then its sections."""
 import math
 
 import streamlit as st
@@ -23,8 +23,7 @@ st.markdown(
 
 @ui.fragment
 def screen():
-    """Everything below the title: a commit from a view reruns only this part, not the sidebar."""
-    simple, used, device_note = ui.projection(settings, "none", "softmax")
+    """The lesson and its sections: a commit from a view reruns only this part, not the sidebar."""
     record, used, device_note = ui.projection(settings, "v1", "softmax")
     q, k = ui.committed(len(settings.tokens))
     scale = bool(ui.value("scale"))
@@ -33,9 +32,56 @@ def screen():
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
 
-    # --- A: three normalisations of the simplified scores ----------------------------------------------
-    st.header("Three ways to normalise (ω = x · x, §3.3.1)")
-    all_rows = simple["attn_scores"]  # (T, T): every query's row, so the view scrubs the queries in the browser
+    d_k, scores = record["keys"].shape[-1], record["attn_scores"]  # scores: (T, T) ω = q · k
+    st.header(f"Scaling q · k by √d_k (SelfAttention_v1, d_k = {d_k})")
+    st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(settings.input_kind))
+               + f" d_k = keys.shape[-1] = d_out = {d_k}.")
+    both = [(f"softmax(ω / √{d_k})", record["attn_weights"]), ("softmax(ω), unscaled", record["unscaled_weights"])]
+    ui.show_view(ui.stacked(*(m for _, m in both)), settings, "weights", "attention weights α", view_key="scaled",
+                 commit=True, worked=(record["queries"], record["keys"], scores),
+                 frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [1, 0], "initial": 0 if scale else 1,
+                         "labels": [f"yes: {title}" for title, _ in both[:1]] + [f"no: {both[1][0]}"]})
+    ui.sharpness_metrics(both, scores)
+    ui.one_weight_by_hand(record, both[0][1] if scale else both[1][1], q, k, scale)
+
+    with ui.section("normalise", "Three ways to normalise (ω = x · x, §3.3.1)", icon=":material/functions:") as shown:
+        if shown:
+            three_normalisations(q)
+    with ui.section("d-k", "Why √d_k: softmax sharpens as d_k grows", icon=":material/science:") as shown:
+        if shown:
+            why_sqrt_d_k()
+    with ui.section("temperature", "Temperature: one more divisor before softmax", icon=":material/thermostat:") as shown:
+        if shown:
+            ui.show_temperature(record["scaled_scores"], temperature, settings)
+    with ui.section("overflow", "Large scores: naive softmax overflows", icon=":material/warning:") as shown:
+        if shown:
+            ui.overflow_demo(ui.projection(settings, "none", "softmax")[0]["attn_scores"][q], q)
+    with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
+        if shown:
+            tensors(record, scale)
+    ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
+    ui.explain(
+        "**Why softmax and not a division by the sum?** Dividing by the sum keeps the proportions of the scores, "
+        "but a negative score gives a negative “weight”. exp makes every score positive and keeps their order, "
+        "so the best-matching key gets the largest share.\n\n"
+        "**Why divide by √d_k?** The size of q · k grows like √d_k; dividing by it keeps softmax from saturating "
+        "into a one-hot at large d_k, where its gradient vanishes (the “Why √d_k” section measures it).\n\n"
+        "**Why not the book's `torch.rand` weights at every size?** All-positive inputs and weights make every "
+        "score large and positive, and turn softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
+        "measures it (section 5)."
+    )
+    with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
+        if shown:
+            ui.softmax_agreement(ui.projection(settings, "none", "softmax")[0]["attn_scores"], record)
+    with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
+        if shown:
+            ui.softmax_pitfalls(scores)
+            ui.precedence_pitfall(scores[q], q, d_k)  # the bug from the notes, computed next to the fix
+
+
+def three_normalisations(q: int) -> None:
+    """Divide by the sum, naive exp / sum and torch.softmax of the simplified scores ω = x · x, every query."""
+    all_rows = ui.projection(settings, "none", "softmax")[0]["attn_scores"]  # (T, T): the browser scrubs the queries
     normalised, drawable = ui.normalisations(all_rows)  # {name: (T, T)}; {name: its colours} of those without nan
     st.markdown(f"Scores of query {q + 1}: `{numbers.listing(all_rows[q])}`. Move the query in the view: the bars "
                 "show its scores and their three normalisations side by side.")
@@ -44,29 +90,9 @@ def screen():
                  also=[(name, normalised[name], kind) for name, kind in drawable.items()])
     ui.normalisation_readout(all_rows, normalised, q, settings.labels, overflowed=len(drawable) < len(normalised))
 
-    # --- B: scaling the trainable scores --------------------------------------------------------------
-    d_k = record["keys"].shape[-1]
-    st.header(f"Scaling q · k by √d_k (SelfAttention_v1, d_k = {d_k})")
-    st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(settings.input_kind))
-               + f" d_k = keys.shape[-1] = d_out = {d_k}.")
-    scores = record["attn_scores"]  # (T, T)
-    both = [(f"softmax(ω / √{d_k})", record["attn_weights"]), ("softmax(ω), unscaled", record["unscaled_weights"])]
-    ui.show_view(ui.stacked(*(m for _, m in both)), settings, "weights", "attention weights α", view_key="scaled",
-                 commit=True, worked=(record["queries"], record["keys"], scores),
-                 frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [1, 0], "initial": 0 if scale else 1,
-                         "labels": [f"yes: {title}" for title, _ in both[:1]] + [f"no: {both[1][0]}"]})
-    ui.sharpness_metrics(both, scores)
-    ui.one_weight_by_hand(record, both[0][1] if scale else both[1][1], q, k, scale)
-    ui.show_temperature(record["scaled_scores"], temperature, settings)
-    st.markdown("Why not the book's `torch.rand` weights at every size? All-positive inputs and weights make every "
-                "score large and positive, and turn softmax one-hot even after dividing by √d_k: the “Why √d_k” screen "
-                "measures it (section 5).")
-    ui.precedence_pitfall(scores[q], q, d_k)  # the bug from the notes, computed next to the fix
 
-
-def why_sqrt_d_k():
+def why_sqrt_d_k() -> None:
     """The d_k experiment, every d_k computed at once: the view's d_k slider only selects (nothing reruns)."""
-    st.header("Why √d_k: softmax sharpens as d_k grows")
     chosen = ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1024; using {new}.")
     tokens = min(len(settings.tokens), CURVE_TOKENS)
     curve = ui.why_scaling_sweep(CURVE_SAMPLES, tokens, settings.seed)  # the same experiment as /why-scaling
@@ -78,7 +104,8 @@ def why_sqrt_d_k():
                 f"weight 1/{tokens} = {1 / tokens:.4f} and entropy ÷ uniform 1; a one-hot has 1 and 0. The curves "
                 f"below average all {CURVE_SAMPLES} queries (entropy in nats: ln {tokens} = {math.log(tokens):.4f} is uniform).")
     ui.sharpness_against_d_k(curve, stack, chosen, settings, key=(tokens, settings.seed))
-    ui.explain(
+    # Inline, not ui.explain: a section inside this section would nest expanders.
+    st.markdown(
         "Each entry of q · k adds one product of two unit-variance numbers, so the score's variance grows like d_k "
         "and its typical size like √d_k. Unscaled, a large d_k hands softmax scores dozens of units apart: it "
         "saturates into a one-hot, and its gradient (≈ α(1 − α)) is nearly zero, so training stalls. Dividing by "
@@ -86,29 +113,14 @@ def why_sqrt_d_k():
     )
 
 
-def overflow_and_checks():
-    """Large scores, the tensors, the code and the checks, for the query and scaling the lesson follows."""
-    simple, _, _ = ui.projection(settings, "none", "softmax")
-    record, _, _ = ui.projection(settings, "v1", "softmax")
-    q, _ = ui.committed(len(settings.tokens))
-    scale, d_k, scores = bool(ui.value("scale")), record["keys"].shape[-1], record["attn_scores"]
-    weights = record["attn_weights"] if scale else record["unscaled_weights"]
-    # --- D: overflow ------------------------------------------------------------------------------------
-    ui.overflow_demo(simple["attn_scores"][q], q)
-
-    # --- the tensors and the code -------------------------------------------------------------------------
-    st.header("The tensors")
-    ui.table(simple["attn_scores"], "attn_scores (x · x)", settings.labels, settings.labels)
-    ui.table(scores, "attn_scores (q · k)", settings.labels, settings.labels)
-    ui.table(record["scaled_scores"], f"attn_scores / d_k**0.5 (d_k = {d_k})", settings.labels, settings.labels)
-    ui.table(weights, "attn_weights" + ("" if scale else " (unscaled)"), settings.labels, settings.labels)
-    ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
-
-    # --- checks and mistakes ------------------------------------------------------------------------
-    ui.softmax_agreement(simple["attn_scores"], record)
-    ui.softmax_pitfalls(scores)
+def tensors(record: dict, scale: bool) -> None:
+    """The step's tensors as tables: the simplified and the trainable scores, scaled, and the weights."""
+    labels, d_k = settings.labels, record["keys"].shape[-1]
+    ui.table(ui.projection(settings, "none", "softmax")[0]["attn_scores"], "attn_scores (x · x)", labels, labels)
+    ui.table(record["attn_scores"], "attn_scores (q · k)", labels, labels)
+    ui.table(record["scaled_scores"], f"attn_scores / d_k**0.5 (d_k = {d_k})", labels, labels)
+    ui.table(record["attn_weights"] if scale else record["unscaled_weights"],
+             "attn_weights" + ("" if scale else " (unscaled)"), labels, labels)
 
 
 screen()
-why_sqrt_d_k()
-overflow_and_checks()

@@ -41,7 +41,7 @@ def trained_view():
     window = [a for s, a in zip(run.history["step"], run.history["accuracy"]) if step - 50 < s <= step]
     cols = st.columns(3)
     cols[0].metric("step", f"{step:,} of {steps[-1]:,}")
-    cols[1].metric("training accuracy here (last 50 batches)", f"{sum(window) / len(window):.2f}" if window else "—")
+    cols[1].metric("training accuracy here (last 50 batches)", f"{sum(window) / len(window):.3f}" if window else "—")
     cols[2].metric("loss here", f"{run.history['loss'][step - 1]:.3f}" if step else "—")
 
     ui.control(st.text_input, "Probe sequence (type symbols; empty = the one recorded during training)", "probe",
@@ -65,7 +65,10 @@ def trained_view():
                             accuracy=ablated_all, induction=scores.get("induction")):
         return
     st.subheader("What each head does, in numbers")
-    st.dataframe(pd.DataFrame(head_scores.score_table(scores, ablated)), hide_index=True, width="content")
+    score_formats = {SCORE_NAMES[k]: st.column_config.NumberColumn(format="%.2f") for k in scores}
+    st.dataframe(pd.DataFrame(head_scores.score_table(scores, ablated)), hide_index=True, width="content",
+                 column_config=score_formats | {"accuracy with it off (final model)":
+                                                st.column_config.NumberColumn(format="%.3f")})
     st.markdown("\n".join(f"- **{SCORE_NAMES[k]} score**: {MEANINGS[k]}." for k in scores))
     st.caption(f"Scores on the probe shown above; accuracy (final model, a fresh batch of 256 sequences) with every head on: "
                f"{ablated_all:.3f}.")
@@ -73,10 +76,12 @@ def trained_view():
     with st.container():  # one block: a slide shows the heading, the pickers and the map together
         st.subheader("Look closer: one head")
         layer, head = ui.look_closer(task, L, H)
+        opening = ui.opening_cell(task, ids, weights[layer - 1, head - 1])  # (T, T): the map the view opens on
         ui.show_view(weights.reshape(-1, *weights.shape[-2:]) if typed else
                      torch.stack([run.snapshots[s].float() for s in steps]).reshape(-1, *weights.shape[-2:]),
                      settings, "weights", f"the {task} model on the probe", view_key="trained_view", commit=True,
-                     labels=labels, frames=ui.look_closer_frames(L, H, None if typed else (steps, step), layer, head))
+                     labels=labels, frames=ui.look_closer_frames(L, H, None if typed else (steps, step), layer, head),
+                     selection=opening)
 
     if task == "repeat":
         st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
@@ -86,8 +91,12 @@ def trained_view():
     now = ui.accuracy_with_off(task, tuple(off)) if off else ablated_all
     a, b = st.columns(2)
     a.metric("accuracy, every head on", f"{ablated_all:.3f}")
-    b.metric(f"accuracy, {len(off)} head{'s' if len(off) != 1 else ''} off", f"{now:.3f}",
-             delta=f"{(now - ablated_all) * 100:+.1f} points", delta_color="normal")
+    if off:  # the change, in the same units as the accuracies; none is shown as no change, without an arrow
+        change = round(round(now, 3) - round(ablated_all, 3), 3)  # the difference of the two numbers shown
+        b.metric(f"accuracy, {len(off)} head{'s' if len(off) != 1 else ''} off", f"{now:.3f}", delta=f"{change:+.3f}",
+                 delta_color="normal" if change else "off", delta_arrow="auto" if change else "off")
+    else:
+        b.caption("Pick heads above to switch them off; their accuracy appears here beside the full model's.")
     st.caption("Switching a head off zeroes its columns of `out_proj`: the model then runs as if that head's "
                "context vectors were all zero. Accuracy is on a fresh batch of 256 sequences.")
 

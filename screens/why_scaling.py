@@ -24,6 +24,7 @@ st.markdown(
 columns = st.columns(4)
 with columns[0]:
     samples = st.select_slider("Queries per d_k", SAMPLE_CHOICES, value=experiments.MAX_SAMPLES, key="why_samples",
+                               format_func=lambda n: f"{n:,}",
                                help="More queries, smoother curves; at most 4,096 so a run stays quick.")
 with columns[1]:
     tokens = st.slider("Keys per query", 2, experiments.MAX_TOKENS, 16, key="why_tokens",
@@ -32,7 +33,7 @@ with columns[2]:
     seed = st.number_input("Seed", 0, 2**31 - 1, 123, step=1, key="why_seed",
                            help="Seeds a private torch.Generator per d_k; the global RNG is not touched.")
 with columns[3]:
-    d_k = st.select_slider("d_k for the histogram", list(POWERS), value=64, key="why_dk")
+    d_k = st.select_slider("d_k for the histogram", list(POWERS), value=64, key="why_dk", format_func=lambda n: f"{n:,}")
 
 sweep = ui.why_scaling_sweep(int(samples), int(tokens), int(seed))
 picked = sweep[sweep["d_k"] == d_k].set_index("scores")  # the two rows at the chosen d_k
@@ -52,16 +53,16 @@ st.markdown(
 )
 
 # --- 2: the scores themselves -----------------------------------------------------------------------
-st.header(f"2 · The scores at d_k = {d_k}")
+st.header(f"2 · The scores at d_k = {d_k:,}")
 bars = ui.why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed))
-ui.chart(charts.histogram(bars, f"scores at d_k = {d_k}"), f"why scaling histogram d_k {d_k}", lambda: bars,
+ui.chart(charts.histogram(bars, f"scores at d_k = {d_k:,}"), f"why scaling histogram d_k {d_k}", lambda: bars,
          width="content")
 left, right = st.columns(2)
 left.metric(f"standard deviation · {SHORT[UNSCALED]}", f"{math.sqrt(picked.loc[UNSCALED, 'variance']):.3f}")
 right.metric(f"standard deviation · {SHORT[SCALED]}", f"{math.sqrt(picked.loc[SCALED, 'variance']):.3f}")
 st.markdown(
     f"Both panels share the score axis. Unscaled, the scores spread over about ±{3 * math.sqrt(d_k):.0f} "
-    f"(three times √{d_k}); scaled, over about ±3 whatever d_k is."
+    f"(three times √{d_k:,}); scaled, over about ±3 whatever d_k is."
     + (" At d_k = 1 the two are the same numbers, since √1 = 1." if d_k == 1 else "")
 )
 
@@ -70,7 +71,7 @@ st.header("3 · Unscaled, softmax saturates")
 for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
     with column:
         ui.scaling_curve(sweep, metric, f"{metric} vs d_k", d_k)
-st.markdown(f"At **d_k = {d_k}**:")
+st.markdown(f"At **d_k = {d_k:,}**:")
 pairs = [(label, metric) for metric in ("largest weight", "entropy (nats)") for label in (SCALED, UNSCALED)]
 for cell, (label, metric) in zip(st.columns(4), pairs):
     cell.metric(f"{metric.split(' (')[0]} · {SHORT[label]}", f"{picked.loc[label, metric]:.4f}")
@@ -87,8 +88,8 @@ st.header("4 · …and its gradient vanishes")
 ui.scaling_curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k, log_y=True)
 left, right = st.columns(2)
 ratio = picked.loc[SCALED, "gradient (median)"] / max(picked.loc[UNSCALED, "gradient (median)"], 1e-300)
-left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k}", f"{picked.loc[UNSCALED, 'gradient (median)']:.2e}")
-right.metric(f"median gradient · {SHORT[SCALED]} · d_k = {d_k}", f"{picked.loc[SCALED, 'gradient (median)']:.2e}",
+left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k:,}", f"{picked.loc[UNSCALED, 'gradient (median)']:.2e}")
+right.metric(f"median gradient · {SHORT[SCALED]} · d_k = {d_k:,}", f"{picked.loc[SCALED, 'gradient (median)']:.2e}",
              help=f"{ratio:,.1f} times the unscaled one")
 st.markdown(
     "For each query, autograd measures |d(softmax(s) · g)/ds| for a random unit vector g: how much of a gradient "
@@ -97,7 +98,7 @@ st.markdown(
     "d_k, while the scaled one stays level and training keeps learning."
 )
 st.caption(
-    f"The median shows the typical query. The mean falls less (at d_k = {d_k}: "
+    f"The median shows the typical query. The mean falls less (at d_k = {d_k:,}: "
     f"{picked.loc[UNSCALED, 'gradient (mean)']:.2e} unscaled, {picked.loc[SCALED, 'gradient (mean)']:.2e} scaled) "
     "because the few queries whose two best keys nearly tie keep a sizeable gradient."
 )
@@ -106,7 +107,10 @@ st.caption(
 ui.zero_mean_lesson(int(seed))
 
 st.header("All the numbers")
-st.dataframe(sweep.style.format({c: "{:.4g}" for c in sweep.columns if c not in ("d_k", "scores")}),
+# One format per column, trailing zeros kept: "0.2080" beside "0.2295", never "0.208"; gradients span powers of ten.
+COLUMN_FORMATS = {"d_k": "{:,}", "variance": "{:,.3f}", "largest weight": "{:.4f}", "entropy (nats)": "{:.4f}",
+                  "gradient (median)": "{:.2e}", "gradient (mean)": "{:.2e}"}
+st.dataframe(sweep.style.format({c: f for c, f in COLUMN_FORMATS.items() if c in sweep.columns}),
              hide_index=True, width="stretch", height=ui.table_height(len(sweep)))
 ui.show_code(experiments.sample_scores, experiments.softmax_gradient_norm, experiments.measure,
              experiments.histogram, experiments.saturation, experiments.sharpness, title="The PyTorch code of these experiments")

@@ -3,6 +3,7 @@
     python scripts/view_benchmark.py                 # 6 and 1,024 tokens, 40 presses a control
     python scripts/view_benchmark.py --presses 100 --tokens 6 64 1024
     python scripts/view_benchmark.py --payload-only  # only the payload's bytes and build time (no browser)
+    python scripts/view_benchmark.py --screens --preset gpt2-small  # each stage screen's views as it opens (AppTest)
 
 Serves scripts/view_app.py (the view on a seeded causal map), focuses
 the view in headless Chromium and presses each control's key. Two figures a press, both from the
@@ -53,9 +54,7 @@ def payload_bytes(tokens: int) -> dict:
         builds.append(time.perf_counter() - start)
     built = statistics.median(builds)
     sizes = {name: len(convert_anything_to_arrow_bytes(df)) for name, df in payload.items() if isinstance(df, pd.DataFrame)}
-    meta = payload["meta"]
-    sizes["overview PNG (base64)"] = sum(map(len, meta["overview"]["png"])) if meta["overview"] else 0  # one per frame
-    sizes["rest of the JSON"] = len(json.dumps(meta)) - sizes["overview PNG (base64)"]
+    sizes["the JSON"] = len(json.dumps(payload["meta"]))
     return {"sizes": sizes, "total": sum(sizes.values()), "build_s": built}
 
 
@@ -97,9 +96,14 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, nargs="+", default=[6, 1024])
     parser.add_argument("--presses", type=int, default=40)
     parser.add_argument("--payload-only", action="store_true", help="only the payload's bytes and build time")
+    parser.add_argument("--screens", nargs="*", help="the views each stage screen sends as it opens (AppTest, no "
+                        "browser): all stage screens, or those named")
+    parser.add_argument("--preset", default="gpt2-small", help="with --screens: the app's preset")
     args = parser.parse_args()
     if args.payload_only:
         return print_payloads(args.tokens)
+    if args.screens is not None:
+        return print_screens(args.screens, args.preset)
     print("| tokens | control | key → drawn median / max (ms) | key → next frame median / max (ms) | presses |")
     print("|---|---|---|---|---|")
     with streamlit_server(APP) as (base, _proc, _log):
@@ -117,6 +121,64 @@ def print_payloads(token_counts) -> None:
         b = payload_bytes(tokens)
         parts = ", ".join(f"{name} {size:,}" for name, size in b["sizes"].items())
         print(f"payload at {tokens} tokens: {b['total']:,} bytes ({parts}); built in {b['build_s'] * 1000:.0f} ms")
+
+
+def screen_views(screen: str, preset: str) -> list[dict]:
+    """Each attention view the screen sends as it opens (its lesson only: folded sections stay shut), as the
+    browser receives it: the JSON and every Arrow table, in bytes, and the time view_payload took to build it."""
+    from streamlit.testing.v1 import AppTest
+
+    from attention_core.drawing import view_data
+    from screens.registry import BY_NAME
+    from ui import byte_cache
+    built, real = [], view_data.view_payload
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        payload = real(*args, **kwargs)
+        built.append((payload["meta"]["title"], time.perf_counter() - start))
+        return payload
+
+    view_data.view_payload = timed  # ui/draw/view_route.py calls it through the module
+    try:
+        byte_cache.clear_all()  # every map is built here, so its build time is measured
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.query_params["preset"] = preset
+        at.run()
+        at.switch_page(BY_NAME[screen].file).run()
+    finally:
+        view_data.view_payload = real
+    times = dict(built)
+    found = []
+    for element in at.get("bidi_component"):
+        mixed = element.proto.mixed
+        data = json.loads(mixed.json)
+        meta = data["meta"]
+        png = sum(map(len, meta["overview"].get("png", []))) if meta["overview"] else 0  # before 2026-11-25: base64 PNGs
+        tables = {name: len(mixed.arrow_blobs[ref["__streamlit_arrow_ref__"]].data) for name, ref in data.items()
+                  if isinstance(ref, dict) and "__streamlit_arrow_ref__" in ref}
+        overview = png + tables.pop("overview", 0)
+        found.append({"view": element.proto.id.rsplit("-", 1)[-1], "rows": meta["rows"], "layout": meta["layout"],
+                      "exact": meta.get("exact", "all"), "frames": len(meta["legends"]), "json": len(mixed.json) - png,
+                      "main": tables.pop("cells", 0) + tables.pop("top", 0) + tables.pop("bands", 0),
+                      "overview": overview, "rest": sum(tables.values()), "build_s": times.get(meta["title"])})
+    return found
+
+
+def print_screens(screens: list[str], preset: str) -> None:
+    from screens.registry import STAGES
+    print(f"| screen ({preset}) | view | size × frames | layout / exact | the map's tables | its rows' also-maps and "
+          "vectors | overviews | the JSON | view total | build ms |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for screen in screens or [s.url_path for s in STAGES]:
+        total = 0
+        for v in screen_views(screen, preset):
+            size = v["main"] + v["rest"] + v["overview"] + v["json"]
+            total += size
+            build = "cached" if v["build_s"] is None else f"{v['build_s'] * 1000:.0f}"
+            print(f"| /{screen} | {v['view']} | {v['rows']} × {v['frames']} | {v['layout']} / {v['exact']} | "
+                  f"{v['main']:,} | {v['rest']:,} | {v['overview']:,} | {v['json']:,} | {size:,} | {build} |")
+        print(f"| /{screen} | **all views** | | | | | | | **{total:,}** | |")
 
 
 if __name__ == "__main__":

@@ -98,7 +98,8 @@ def view_row(view: dict, query: int, source: str = "cells", frame: int = 0) -> d
     meta = view["meta"] if source == "cells" else view["meta"]["also"][int(source[4:])]
     table, rows, cols = view[source], meta["rows"], meta["cols"]
     frame = frame if meta["framed"] else 0
-    if meta["layout"] == "top":
+    if meta["layout"] == "top" or meta.get("exact") == "top":  # a large matrix sends each row's largest in "top"
+        table = table if meta["layout"] == "top" else view["top"]
         part = table.iloc[(frame * rows + query) * meta["top"]:][: meta["top"]]
         return {int(j): code_text(int(c)) for j, c in zip(part["key"], part["code"]) if j < cols}
     if meta["layout"] == "lower":

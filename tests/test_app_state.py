@@ -82,7 +82,7 @@ def test_bad_url_values_fall_back_to_defaults_with_notes():
 
 
 def test_a_sentence_from_the_url_becomes_the_tokens():
-    at = open_screen("scores", input="sentence", text="the cat sat on the mat")
+    at = open_screen("scores", sections=["tensors"], input="sentence", text="the cat sat on the mat")
     text = page_text(at)
     assert "2 cat" in text and "5 the" in text
 
@@ -93,7 +93,7 @@ MARKDOWN_KINDS = ("markdown", "caption", "title", "header", "subheader", "warnin
 def test_html_in_a_sentence_is_shown_as_text():
     # Tokens: "<script>alert", "(", "1", ")", "</script>", "<b>bold</b>"; query 6 puts the last one
     # into the mask screen's "... is the last token" line, which Streamlit renders as Markdown.
-    at = open_screen("mask", input="sentence", text="<script>alert(1)</script> <b>bold</b>", query="6")
+    at = open_screen("mask", sections="all", input="sentence", text="<script>alert(1)</script> <b>bold</b>", query="6")
     assert not at.exception
     # Where the app shows plain text (the view's labels, which its JS sets as textContent; tables; chart
     # data), the tokens are verbatim.
@@ -112,6 +112,6 @@ def test_html_in_a_sentence_is_shown_as_text():
 
 
 def test_empty_sentence_shows_a_note_and_the_books_sentence():
-    at = open_screen("scores", input="sentence", text="   ")
+    at = open_screen("scores", sections=["tensors"], input="sentence", text="   ")
     assert any("no words" in w.value for w in at.warning)
     assert "2 journey" in page_text(at)

@@ -58,26 +58,30 @@ def test_small_heatmaps_can_be_clicked():
     assert "cell" in json.dumps(spec)
 
 
-def test_gpt2_scale_screen_shows_an_overview_and_an_exact_window():
-    from conftest import views
+def test_gpt2_scale_screen_shows_an_overview_every_cells_shade_and_each_rows_largest_scores_exactly():
+    from conftest import view_row, views
     at = open_screen("scores", preset="gpt2-small", proj="v1", window="101", window_key="90", window_size="32")
     view = views(at)["scores_view"]
     meta = view["meta"]
-    assert "4 × 4 block" in meta["overview"]["blocks"] and len(meta["overview"]["png"]) == 1
+    assert "4 × 4 block" in meta["overview"]["blocks"] and len(view["overview"]) == 256 * 256
     assert meta["initial"] | {} == {"query": 2, "key": 1, "window": 101, "window_key": 90, "window_size": 32}
-    # Every cell travels (the browser moves the window); the window's cells are the exact scores of those tokens.
+    # Every cell's shade travels (the browser moves the window), and the exact scores of each row's 32 largest
+    # (its bars and their readout); they are the scores of those tokens.
+    assert len(view["cells"]) == 1024 * 1024 and list(view["cells"].columns) == ["shade"]
     x = lesson.make_inputs("random", "", False, 1024, 768, 123).x
     record, _, _ = lesson.projection_trace(x, "v1", 768, 123, "cpu", book=False)
-    codes = view["cells"]["code"].to_numpy().reshape(1024, 1024)
-    for i, j in ((100, 89), (131, 120)):
-        assert codes[i, j] == int(f"{record['attn_scores'][i, j].item():.4f}".replace(".", ""))
+    scores = record["attn_scores"].double()  # (T, T)
+    for i in (100, 131):
+        sent = view_row(view, i)
+        assert sorted(sent) == sorted(torch.topk(scores[i], 32).indices.tolist())  # no ties among random scores
+        assert sent == {j: f"{scores[i, j].item():.4f}" for j in sent}
 
 
 def test_a_query_changes_only_where_the_view_opens_not_the_numbers_it_gets():
     # The browser moves the query: the data a view gets is the same for every query, so a query move
     # needs nothing from the server, and a rerun with another query resends the same cached tables.
     from conftest import views
-    two, four = views(open_screen("softmax")), views(open_screen("softmax", query=4))
+    two, four = views(open_screen("softmax", sections="all")), views(open_screen("softmax", sections="all", query=4))
     assert list(two) == list(four)
     for key in two:
         follows = two[key]["meta"]["url_selection"]  # the d_k experiment's map is not of the tokens: it opens at 1

@@ -129,3 +129,71 @@ def test_on_cuda_course_and_fused_agree_and_peak_memory_is_measured():
     assert by["course"]["peak_bytes"] >= efficiency.weights_bytes(1, 12, 1024)
     assert by["sdpa"]["peak_bytes"] < efficiency.weights_bytes(1, 12, 1024)
     assert by["sdpa"]["max_abs_diff"] <= 1e-5
+
+
+# --- the verdict's words follow its numbers (issue 29: "0.8× faster" under "Why the fused kernel wins") ---------
+
+from attention_core.lessons import efficiency_verdict  # noqa: E402
+
+
+def _found(course_ms, fused_ms, growth, spread=1.05, tokens=512):
+    return {"tokens": tokens, "course_s": course_ms / 1e3, "sdpa_s": fused_ms / 1e3, "course_bytes": 52_000_000,
+            "sdpa_bytes": 1_600_000, "course_half_s": course_ms / 1e3 / growth if growth else None,
+            "growth_from_half": growth, "spread": spread}
+
+
+@pytest.mark.parametrize("course_ms, fused_ms, said, not_said", [
+    (7.6, 9.2, "**1.2× slower**", "faster"),  # the issue's first load: never "0.8× faster"
+    (33.0, 16.0, "**2.1× faster**", "slower"),
+    (10.0, 9.8, "about the same time (within 10%)", "× faster"),
+    (9.8, 10.0, "about the same time (within 10%)", "× slower"),
+])
+def test_the_verdict_says_slower_faster_or_the_same_as_the_numbers_do(course_ms, fused_ms, said, not_said):
+    text = efficiency_verdict.verdict(_found(course_ms, fused_ms, 4.0))
+    assert said in text and not_said not in text.split(". From")[0]
+    assert f"fastest call took **{fused_ms:.1f} ms** and the course version's **{course_ms:.1f} ms**" in text
+    assert "0." not in efficiency_verdict.speed(course_ms, fused_ms).split("×")[0]  # a ratio below 1 is never shown
+    if "faster" not in said:  # not faster: the sentence says why it can be so
+        assert "saving does not show" in text and "expected to pull ahead as T grows" in text
+    else:
+        assert "saving does not show" not in text
+
+
+@pytest.mark.parametrize("growth, words", [(4.0, "× 4.0, close to the × 4"), (3.2, "× 3.2, close to the × 4"),
+                                           (2.0, "× 2.0, well below the × 4"), (7.0, "× 7.0, well above the × 4")])
+def test_the_growth_is_called_close_to_quadratic_only_when_it_is(growth, words):
+    text = efficiency_verdict.verdict(_found(33.0, 16.0, growth))
+    assert f"From T = 256 to 512 the course version's time grew {words}" in text
+    near = "close" in words
+    assert ("Fixed costs" in text or "cache" in text) is not near  # far from × 4: a reason follows
+
+
+def test_the_reason_for_a_growth_far_from_quadratic_follows_the_numbers():
+    noisy = efficiency_verdict.verdict(_found(33.0, 16.0, 7.0, spread=1.9))
+    assert "a median call took 1.9× as long as the fastest" in noisy and "Press **Measure** again" in noisy
+    assert "cache" not in noisy  # calls that varied that much explain nothing else
+    fell = efficiency_verdict.verdict(_found(7.6, 9.2, 0.2))
+    assert "falls while the work grows fourfold" in fell and "Fixed costs" not in fell
+    tiny = efficiency_verdict.verdict(_found(0.8, 0.7, 1.3))
+    assert "took 0.62 ms: too short for the T² arithmetic to dominate" in tiny
+    cache = efficiency_verdict.verdict(_found(33.0, 16.0, 7.0))
+    assert "no longer fit in the processor's cache" in cache
+    no_growth = efficiency_verdict.verdict(_found(33.0, 16.0, None))
+    assert "grew" not in no_growth and no_growth.endswith("(course).")
+
+
+def test_summary_reports_the_growth_and_the_spread_of_the_calls():
+    rows = [{"tokens": t, "method": m, "status": "ok", "seconds": s, "fastest_s": f, "peak_bytes": 1000}
+            for t, m, s, f in [(256, "course", 0.010, 0.009), (256, "sdpa", 0.004, 0.002),
+                               (512, "course", 0.036, 0.030), (512, "sdpa", 0.008, 0.008)]]
+    found = efficiency.summary(rows)  # the fastest calls: what other programs disturbed least
+    assert found["tokens"] == 512 and found["course_half_s"] == 0.009 and found["sdpa_s"] == 0.008
+    assert found["growth_from_half"] == pytest.approx(30 / 9) and found["spread"] == pytest.approx(2.0)
+
+
+def test_timings_call_until_enough_time_has_passed(monkeypatch):
+    ticks = iter(x * 0.01 for x in range(1000))  # every perf_counter call advances 10 ms: each call lasts 10 ms
+    monkeypatch.setattr(efficiency.time, "perf_counter", lambda: next(ticks))
+    assert len(efficiency.timings(lambda: None, "cpu", repeats=3, warmup=0)) == 3
+    assert len(efficiency.timings(lambda: None, "cpu", repeats=3, warmup=0, min_seconds=0.1)) == 10
+    assert len(efficiency.timings(lambda: None, "cpu", repeats=3, warmup=0, min_seconds=5, max_calls=20)) == 20

@@ -11,7 +11,7 @@ from conftest import chart_specs, open_screen, views
 
 def test_every_chart_has_png_svg_and_csv_downloads():
     assert not open_screen("mask").get("download_button")  # off by default: they slow every rerun
-    at = open_screen("mask", downloads="1")
+    at = open_screen("mask", sections="all", downloads="1")
     labels = [b.proto.label for b in at.get("download_button")]
     charts_drawn = len(at.get("vega_lite_chart")) + len(views(at))  # an attention view's map downloads too
     assert charts_drawn >= 3 and views(at)
@@ -45,14 +45,16 @@ def test_presenter_mode_enlarges_fonts_and_folds_explanations():
     assert not any("font-size: 22px" in str(h.proto) for h in plain.get("html"))
     assert views(big)["scores_view"]["meta"]["font_scale"] == 1.6  # the view's text and cells grow with it
     assert views(plain)["scores_view"]["meta"]["font_scale"] == 1.0
-    plain, big = open_screen("mask"), open_screen("mask", presenter="1")
-    heat_plain = next(s for s in chart_specs(plain) if "masked_scores" in json.dumps(s.get("title", "")))
-    heat_big = next(s for s in chart_specs(big) if "masked_scores" in json.dumps(s.get("title", "")))
+    plain, big = open_screen("mask", sections="all"), open_screen("mask", sections="all", presenter="1")
+    heat_plain = next(s for s in chart_specs(plain) if "renormalise" in json.dumps(s.get("title", "")))  # variant 1's map
+    heat_big = next(s for s in chart_specs(big) if "renormalise" in json.dumps(s.get("title", "")))
     assert heat_big["config"]["axis"]["labelFontSize"] > 11
     assert "axis" not in heat_plain.get("config", {}) or heat_plain["config"]["axis"].get("labelFontSize", 11) <= 11
     big, plain = open_screen("scores", presenter="1"), open_screen("scores")
-    assert any(e.label == "Why it works" for e in big.expander)
-    assert not any(e.label == "Why it works" for e in plain.expander)
+    for at in (big, plain):  # a folded section in both modes: the picture stays big, and the text waits until opened
+        assert any(e.label == "Why it works" for e in at.expander)
+        assert not any("Why a loop and a matrix product?" in m.value for m in at.markdown)
+    assert any("Why a loop and a matrix product?" in m.value for m in open_screen("scores", sections=["why"], presenter="1").markdown)
 
 
 def test_presenter_mode_draws_tables_whole_up_to_a_slides_worth_of_rows(monkeypatch):

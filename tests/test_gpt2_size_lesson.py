@@ -83,7 +83,7 @@ def test_a_long_row_draws_its_largest_keys_and_the_selected_one_not_the_first_64
 
 def test_the_softmax_screen_at_gpt2_small_states_its_weights_and_both_sharpness_numbers():
     from conftest import open_screen, page_text
-    at = open_screen("softmax", preset="gpt2-small")
+    at = open_screen("softmax", sections=["checks"], preset="gpt2-small")
     metrics = {m.label: m.value for m in at.metric}
     scaled, unscaled = (float(metrics[f"largest weight · {t}"]) for t in ("softmax(ω / √768)", "softmax(ω), unscaled"))
     assert 2 / 1024 < scaled < 0.05 and unscaled > 0.5  # spread, but not even; unscaled far sharper

@@ -9,6 +9,9 @@ from conftest import chart_specs, open_screen, page_text, view_row, views
 
 RATES = [round(0.05 * i, 2) for i in range(21)]
 
+# The sections that show computed numbers (the readers' questions say "nan" on purpose: −∞ × 0).
+NUMBERS = ["keep", "draws", "tensors", "checks", "mistakes"]
+
 BOOK_DROPPED = ["2.0000", "0.7599", "0.6194", "0.6206", "0.4921", "0.4925", "0.3966", "0.3775", "0.3327"]
 
 
@@ -18,7 +21,7 @@ def _no_nan_or_inf(at) -> None:
 
 
 def test_book_preset_shows_the_books_dropped_weights_and_factor():
-    at = open_screen("dropout")
+    at = open_screen("dropout", sections="all")
     text = page_text(at)
     # torch.manual_seed(123); nn.Dropout(0.5)(attn_weights) on SelfAttention_v2's causal weights (seed 789)
     for number in BOOK_DROPPED:
@@ -52,7 +55,7 @@ def _cell(at) -> str:
 
 
 def test_every_control_changes_what_it_names():
-    at = open_screen("dropout", dropout=0.2)
+    at = open_screen("dropout", sections=["checks"], dropout=0.2)
     assert not at.exception, [e.value for e in at.exception]
     assert _metric(at, "Scale factor") == "× 1.2500"
     assert _metric(at, "Visible weights dropped") == _dropped_visible(0.2, 123)
@@ -73,7 +76,7 @@ def test_every_control_changes_what_it_names():
 
 
 def test_p_one_drops_everything_without_nan():
-    at = open_screen("dropout", dropout=1)
+    at = open_screen("dropout", sections=NUMBERS, dropout=1)
     text = page_text(at)
     assert "all weights dropped: the context vectors are all zero" in text
     assert "none: all dropped" in text
@@ -81,7 +84,7 @@ def test_p_one_drops_everything_without_nan():
 
 
 def test_p_zero_leaves_the_weights_unchanged():
-    at = open_screen("dropout", dropout=0)
+    at = open_screen("dropout", sections=["tensors"], dropout=0)
     text = page_text(at)
     assert "p = 0: nothing is dropped" in text and "× 1.0000" in text
     weights, keep, dropped = (f.value for f in at.dataframe[-3:])
@@ -90,7 +93,7 @@ def test_p_zero_leaves_the_weights_unchanged():
 
 
 def test_eval_mode_is_the_identity():
-    at = open_screen("dropout", train=0)
+    at = open_screen("dropout", sections=["tensors"], train=0)
     text = page_text(at)
     assert "dropout is the identity" in text and "only active in training" in text
     assert "× 1 (dropout off)" in text
@@ -99,7 +102,7 @@ def test_eval_mode_is_the_identity():
 
 
 def test_convergence_chart_is_present():
-    at = open_screen("dropout")
+    at = open_screen("dropout", sections=["draws"])
     titles = [s.get("title") for s in chart_specs(at)]
     assert "average of N dropout draws vs the weights" in titles
     spec = next(s for s in chart_specs(at) if s.get("title") == "average of N dropout draws vs the weights")
@@ -109,7 +112,7 @@ def test_convergence_chart_is_present():
 
 def test_gpt2_small_renders_in_time_and_limits_the_average():
     start = time.perf_counter()
-    at = open_screen("dropout", preset="gpt2-small")
+    at = open_screen("dropout", sections=["draws", "tensors"], preset="gpt2-small")
     assert time.perf_counter() - start < 30
     text = page_text(at)
     assert "× 1.1111" in text  # p = 0.1
@@ -118,7 +121,7 @@ def test_gpt2_small_renders_in_time_and_limits_the_average():
 
 
 def test_one_token_renders():
-    at = open_screen("dropout", input="random", tokens=1)
+    at = open_screen("dropout", sections=NUMBERS, input="random", tokens=1)
     assert "shape `(1, 1)`" in page_text(at)
     _no_nan_or_inf(at)
 
@@ -154,8 +157,8 @@ def test_a_survivor_above_one_and_the_row_sums_travel_with_each_rate():
     assert sums[RATES.index(0.0), :, 1].tolist() == [10000] * 6  # p = 0 keeps every row's sum at 1
 
 
-def test_at_gpt2_size_the_after_tab_shows_where_dropout_struck():
-    at = open_screen("dropout", preset="gpt2-small")
+def test_at_gpt2_size_the_keep_section_shows_where_dropout_struck():
+    at = open_screen("dropout", sections=["keep"], preset="gpt2-small")
     captions = [im.proto.imgs[0].caption if hasattr(im.proto, "imgs") else str(im.proto) for im in at.get("image")]
     assert any("Where dropout struck" in c for c in captions), captions
 
@@ -178,3 +181,49 @@ def test_the_dropped_share_image_counts_the_dropped_visible_cells_of_each_block(
     sparse = np.where(np.random.default_rng(0).random((T, T)) < 0.1, 0.0, 1.0)  # p = 0.1: scaled to the 98th percentile
     image, _, top = matrix_images.dropped_overview(sparse, visible)
     assert top == 0.5  # about 5% of the blocks lose 2 of 4 cells or more
+
+
+# --- the lesson first, every other section folded and idle until opened --------------------------------
+
+SECTIONS = {  # section: (its title, what only it draws)
+    "keep": ("Keep mask and where dropout struck", lambda at: any("keep mask" in json.dumps(s.get("title", "")) for s in chart_specs(at))),
+    "draws": ("Row sums and the average over many draws", lambda at: "average of 1024 draws has row sums" in page_text(at)),
+    "tensors": ("The tensors", lambda at: "**`keep_mask`**" in page_text(at)),
+    "code": ("The PyTorch code of this step", lambda at: any("def dropout_keep_mask" in c.value for c in at.code)),
+    "why": ("Why it works", lambda at: "Why drop attention weights?" in page_text(at)),
+    "checks": ("Agreement with PyTorch", lambda at: any(m.label.startswith("dropout vs torch.manual_seed") for m in at.metric)),
+    "questions": ("Readers' questions", lambda at: "1/p or 1/(1 − p)?" in page_text(at)),
+    "mistakes": ("Common mistakes", lambda at: any("the model's answers are random" in e.value for e in at.error)),
+}
+WORK = {"keep": "show_matrix", "draws": "many_draws", "tensors": "table", "questions": "reader_questions",
+        "mistakes": "dropout_pitfalls"}  # section: the ui call only it makes
+
+
+def test_the_lesson_runs_alone_and_each_section_runs_only_when_opened(monkeypatch):
+    import collections
+    import ui
+    calls = collections.Counter()
+    for name in WORK.values():
+        real = getattr(ui, name)
+
+        def counting(*args, _real=real, _name=name, **kwargs):
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(ui, name, counting)
+    at = open_screen("dropout")
+    assert [e.label for e in at.expander] == [title for title, _ in SECTIONS.values()]  # drawn folded, in order
+    assert not calls, calls
+    assert not [name for name, (_, shows) in SECTIONS.items() if shows(at)]
+    assert list(views(at)) == ["dropout_view"] and "0.5517 \\times 0 / 0.5 = 0.0000" in _cell(at)  # the lesson
+    for name, (_, shows) in SECTIONS.items():
+        calls.clear()
+        at = open_screen("dropout", sections=[name])
+        assert shows(at), name
+        assert set(calls) == ({WORK[name]} if name in WORK else set()), (name, calls)
+        assert [other for other, (_, drawn) in SECTIONS.items() if other != name and drawn(at)] == [], name
+
+
+def test_the_lesson_holds_at_most_30_elements_at_both_presets():
+    for params in ({}, {"train": 0}, {"preset": "gpt2-small"}, {"preset": "gpt2-small", "train": 0}):
+        at = open_screen("dropout", **params)
+        assert len(list(at.main)) <= 30, (params, len(list(at.main)))

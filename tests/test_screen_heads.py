@@ -1,7 +1,9 @@
-"""AppTest: the multi-head screen shows the book's numbers, offers only divisors, reacts to its controls."""
+"""AppTest: the multi-head screen shows the book's numbers, offers only divisors, reacts to its controls, and
+runs a folded section's work only while it is open."""
 import pytest
 
-from conftest import chart_specs, charts_drawn, open_screen, page_text, view_row, views
+from attention_core.lessons.head_counts import frame_of
+from conftest import chart_specs, charts_drawn, open_screen, open_sections, page_text, view_row, views
 
 
 def metrics(at) -> dict:
@@ -9,7 +11,7 @@ def metrics(at) -> dict:
 
 
 def test_book_preset_shows_the_books_context_vectors_and_shapes():
-    at = open_screen("heads")
+    at = open_screen("heads", sections="all")
     text = page_text(at)
     # Wrapper, 2 CausalAttention heads of d_out 2, row 1: [-0.4519, 0.2216, 0.4772, 0.1063] (section 3.6.1)
     assert "-0.4519" in text and "0.2216" in text and "0.4772" in text and "0.1063" in text
@@ -21,45 +23,73 @@ def test_book_preset_shows_the_books_context_vectors_and_shapes():
     assert "(1, 6, 2, 1)" in text and "(1, 2, 6, 1)" in text and "(1, 2, 6, 6)" in text
     assert "2,360,064" in text  # GPT-2 small's MultiHeadAttention, from lesson.mha_parameter_count
     assert "21,233,664" in text  # the wrapper at GPT-2 small: 12 full-width heads
-    assert metrics(at) == {"num_heads": "2", "head_dim": "1", "d_out": "2", "parameters (MultiHeadAttention)": "24"}
-    assert len(chart_specs(at)) == 2  # one heatmap per head; each head's rows are in the view
-    view = views(at)["heads_view"]  # every head's weights, each the book's MultiHeadAttention's (seed 123)
+    assert metrics(at) == {"num_heads": "2", "head_dim": "1", "parameters (MultiHeadAttention)": "24"}
+    assert len(chart_specs(at)) == 2  # one heatmap per head (Every head side by side); each head's rows are in the view
+    view = views(at)["heads_view"]  # every head of every count, each the book's MultiHeadAttention's (seed 123)
+    num_heads, head = view["meta"]["frames"]["dims"]
+    assert num_heads["values"] == [1, 2] and head["lengths"] == [1, 2]  # head 2 of 1 head is not there
+    assert view["meta"]["frames"]["initial"] == frame_of(2, 2, 0)  # the lesson's 2 heads, head 1
     from attention_core.book.inputs import BOOK_INPUTS
     from attention_core.lessons import traces
-    weights = traces.heads_trace(BOOK_INPUTS, 2, 2, 123, 6, "cpu")["mha"]["attn_weights"][0]  # (heads, T, T)
-    for head in (0, 1):
-        for query in range(6):
-            assert list(view_row(view, query, frame=head).values()) == [f"{w:.4f}" for w in weights[head, query, :query + 1].tolist()]
+    for count in (1, 2):
+        weights = traces.heads_trace(BOOK_INPUTS, 2, count, 123, 6, "cpu")["mha"]["attn_weights"][0]  # (heads, T, T)
+        for h in range(count):
+            for query in range(6):
+                assert list(view_row(view, query, frame=frame_of(2, count, h)).values()) == [
+                    f"{w:.4f}" for w in weights[h, query, :query + 1].tolist()]
 
 
-def test_heads_picker_offers_only_divisors_and_changes_the_screen():
-    at = open_screen("heads", d_out=12)
-    picker = at.select_slider(key="heads")
-    assert [int(o) for o in picker.options] == [1, 2, 3, 4, 6, 12]
+def test_the_view_offers_every_divisor_and_the_lesson_follows_the_committed_count():
+    # d_out = 12 at 6 tokens: 28 maps of 6 x 6 (1 + 2 + 3 + 4 + 6 + 12 heads) go to the browser, which scrubs
+    # num_heads and Head itself; no server control is left to rerun the page.
+    at = open_screen("heads", d_out=12, sections=["maps", "split"])
+    assert not at.select_slider and "heads" not in [s.key for s in at.main.slider]
+    view = views(at)["heads_view"]
+    num_heads, head = view["meta"]["frames"]["dims"]
+    assert (num_heads["param"], num_heads["values"]) == ("heads", [1, 2, 3, 4, 6, 12])
+    assert head["param"] == "head" and head["lengths"] == [1, 2, 3, 4, 6, 12]
+    assert len(view["cells"]) == 28 * 21  # every head of every count, each a causal map's 21 stored cells
     before = (page_text(at), charts_drawn(at))
-    picker.set_value(4).run()
+    at.session_state["keep:heads"], at.session_state["keep:head"] = 4, 3  # the student commits head 3 of 4 in the view
+    at.run()
     assert not at.exception
     assert metrics(at)["head_dim"] == "3" and metrics(at)["num_heads"] == "4"
     assert "d_out = 12 split into 4 heads of head_dim 3" in page_text(at)
     assert (page_text(at), charts_drawn(at)) != before
-    assert len(chart_specs(at)) == 4  # one map per head; the rows are in the view, which flips through the heads
-    frames = views(at)["heads_view"]["meta"]["frames"]
-    assert frames["dims"][0]["values"] == [1, 2, 3, 4] and frames["dims"][0]["param"] == "head"
+    assert len(chart_specs(at)) == 4  # one map per head of the committed count
+    assert views(at)["heads_view"]["meta"]["frames"]["initial"] == frame_of(12, 4, 2)  # the view opens where it was left
+
+
+def test_a_commit_from_the_view_keeps_only_heads_that_exist(monkeypatch):
+    from types import SimpleNamespace
+
+    from ui.draw import view_route
+    from ui.teach.heads_lessons import count_frames
+    committed = {}
+    monkeypatch.setattr(view_route, "set_value", committed.__setitem__)
+    frames = count_frames(12, 2, 0)
+    for selection, expected in (({"heads": 4, "head": 3}, {"heads": 4, "head": 3}),
+                                ({"heads": 2, "head": 3}, {"heads": 2}),  # head 3 of 2 heads does not exist
+                                ({"heads": 5, "head": 1}, {})):  # 5 does not divide 12
+        committed.clear()
+        monkeypatch.setattr(view_route, "st", SimpleNamespace(session_state={"v": {"selection": selection}}))
+        view_route._commit("v", frames)
+        assert committed == expected, selection
 
 
 def test_query_picker_changes_the_screen():
-    at = open_screen("heads")
+    at = open_screen("heads", sections=["split", "maps"])
     before = (page_text(at), charts_drawn(at))
-    at = open_screen("heads", query=5)
+    at = open_screen("heads", query=5, sections=["split", "maps"])
     assert not at.exception
     assert (page_text(at), charts_drawn(at)) != before
     assert "The query of token 5" in page_text(at) and "q^{(5)}" in page_text(at)
 
 
 def test_gpt2_small_renders_with_12_heads_of_64():
-    at = open_screen("heads", preset="gpt2-small")
-    assert metrics(at) == {"num_heads": "12", "head_dim": "64", "d_out": "768",
-                           "parameters (MultiHeadAttention)": "2,360,064"}
+    at = open_screen("heads", preset="gpt2-small", sections="all")
+    assert at.select_slider(key="heads").value == 12  # 2,044 maps of 1,024 tokens would not fit: the server's control
+    assert metrics(at) == {"num_heads": "12", "head_dim": "64", "parameters (MultiHeadAttention)": "2,360,064"}
     text = page_text(at)
     assert "d_out = 768 split into 12 heads of head_dim 64" in text
     assert "(1, 12, 1024, 64)" in text and "(1, 1024, 9216)" in text and "(1, 1024, 768)" in text
@@ -67,6 +97,7 @@ def test_gpt2_small_renders_with_12_heads_of_64():
     assert len(heads) == 12  # 1024 tokens: every head drawn as an image, not Altair cells
     view = views(at)["heads_view"]
     assert view["meta"]["layout"] == "top" and len(view["cells"]) == 12 * 1024 * 32  # each row's 32 largest, per head
+    assert [d["param"] for d in view["meta"]["frames"]["dims"]] == ["head"]  # one count: the Head slider alone
 
 
 # The documented fallback (ui.clamp): the preset's value when it divides d_out, else the default's,
@@ -81,22 +112,25 @@ def test_heads_that_do_not_divide_d_out_fall_back_to_the_documented_value_with_a
     d_out = params.get("d_out", 768)
     assert f"{params['heads']} heads do not divide d_out = {d_out}; showing {fallback} instead." in [
         w.value for w in at.warning]
-    assert at.select_slider(key="heads").value == fallback
+    if at.select_slider:  # GPT-2 small: the server's control
+        assert at.select_slider(key="heads").value == fallback
+    else:  # every count in the view, which opens at the fallback
+        assert views(at)["heads_view"]["meta"]["frames"]["initial"] == frame_of(d_out, fallback, 0)
     assert metrics(at)["num_heads"] == str(fallback) and metrics(at)["head_dim"] == str(d_out // fallback)
 
 
 def test_invalid_heads_in_url_shows_a_note_and_the_screen_renders():
     for raw, why in (("0", "is outside 1 to 1024"), ("abc", "is not a whole number")):
-        at = open_screen("heads", heads=raw)
+        at = open_screen("heads", heads=raw, sections=["wrapper"])
         assert any(f"heads='{raw}'" in w.value and why in w.value for w in at.warning), raw
         assert metrics(at)["num_heads"] == "2" and metrics(at)["head_dim"] == "1"
         assert "0.3190" in page_text(at)
 
 
 def test_one_token_and_one_output_dimension_render():
-    at = open_screen("heads", input="random", tokens=1, d_out=1)
+    at = open_screen("heads", input="random", tokens=1, d_out=1, sections="all")
     assert not at.exception
-    assert metrics(at) == {"num_heads": "1", "head_dim": "1", "d_out": "1", "parameters (MultiHeadAttention)": "11"}  # 3·3·1 + 1·1 + 1
+    assert metrics(at) == {"num_heads": "1", "head_dim": "1", "parameters (MultiHeadAttention)": "11"}  # 3·3·1 + 1·1 + 1
     assert "d_out = 1 split into 1 head of head_dim 1" in page_text(at)
     assert "nan" not in page_text(at).lower()
 
@@ -115,11 +149,11 @@ def test_a_query_move_at_gpt2_size_re_uses_the_encoded_images(monkeypatch):
     encoded = []
     real = heatmaps.png_bytes
     monkeypatch.setattr(heatmaps, "png_bytes", lambda image: encoded.append(1) or real(image))
-    at = open_screen("heads", preset="gpt2-small")
+    at = open_screen("heads", preset="gpt2-small", sections=["maps"])
     first = [image.proto.imgs[0].url for image in at.get("image")]
     assert len(first) >= 12 and encoded
     encoded.clear()
-    at = open_screen("heads", preset="gpt2-small", query=500)  # the query the lesson follows, committed
+    at = open_screen("heads", preset="gpt2-small", query=500, sections=["maps"])  # the query the lesson follows, committed
     assert not at.exception
     assert encoded == []
     assert [image.proto.imgs[0].url for image in at.get("image")] == first
@@ -143,7 +177,7 @@ def _shown_in_order(node, skip_expander: str):
 def test_exercise_3_3s_answer_is_not_shown_before_the_exercise(preset):
     # Outside the worked solution, nothing above exercise 3.3 gives its answer (GPT-2 small's counts);
     # the worked solution still has them. (custom: the book's sizes with 3 tokens.)
-    at = open_screen("heads", **({"input": "random", "tokens": 3} if preset == "custom" else {}))
+    at = open_screen("heads", sections="all", **({"input": "random", "tokens": 3} if preset == "custom" else {}))
     before = []
     for kind, text in _shown_in_order(at.main, "Worked solution"):
         if kind == "Subheader" and text.startswith("Exercise 3.3"):
@@ -159,8 +193,39 @@ def test_exercise_3_3s_answer_is_not_shown_before_the_exercise(preset):
 
 def test_the_shape_table_is_a_static_table_whose_cells_are_whole():
     # st.dataframe cut "(1, 6, 2) (merge_heads)" at its column's edge; st.table wraps instead.
-    at = open_screen("heads")
+    at = open_screen("heads", sections=["wrapper"])
     shapes = [t.value for t in at.table if "tensor" in t.value.columns]
     assert len(shapes) == 1
     joined = shapes[0].set_index("tensor").loc["heads joined", "MultiHeadAttention"]
     assert joined == "(1, 6, 2) (merge_heads)"
+
+
+@pytest.mark.parametrize("params", [{}, {"preset": "gpt2-small"}], ids=["book", "gpt2-small"])
+def test_the_screen_opens_on_its_lesson_with_at_most_30_elements(params):
+    at = open_screen("heads", **params)
+    assert len(list(at.main)) <= 30, [type(n).__name__ for n in at.main]  # every node of the main area, blocks too
+    assert len(metrics(at)) == 3 and "heads_view" in views(at)
+    assert [e.label for e in at.expander] == [
+        "Every head side by side", "Cutting d_out into heads", "Wrapper vs weight split", "The tensors",
+        "out_proj: mixing the heads", "Parameter counts", "The PyTorch code of this step", "Why it works",
+        "Agreement with PyTorch", "Readers' questions", "Common mistakes", "Exercises 3.2 and 3.3"]
+
+
+@pytest.mark.parametrize("params", [{}, {"preset": "gpt2-small"}], ids=["book", "gpt2-small"])
+def test_a_closed_section_computes_nothing_and_opening_it_shows_it(monkeypatch, params):
+    # The wrapper (heads_trace: at GPT-2 small twelve full-width CausalAttention modules, 3.8 s) runs only for
+    # the sections that show it; the lesson's view needs MultiHeadAttention's weights alone.
+    from attention_core.lessons import traces
+    calls = []
+    real = traces.heads_trace
+    monkeypatch.setattr(traces, "heads_trace", lambda *a, **k: calls.append(a[1:3]) or real(*a, **k))
+    at = open_screen("heads", **params)
+    assert calls == [] and not at.dataframe and not at.table and not at.latex and not chart_specs(at)
+    assert "(merge_heads)" not in page_text(at) and "0.3190" not in page_text(at)
+    open_sections(at, "heads", ["wrapper"])
+    assert not at.exception
+    assert len(calls) == 1  # computed once the section opened
+    assert any("tensor" in t.value.columns for t in at.table)  # its shape table
+    assert "(merge_heads)" in page_text(at)
+    assert ("0.3190" in page_text(at)) == (not params)  # the book's MultiHeadAttention row 1 (section 3.6.2)
+    assert not at.latex  # the split's formulas: still closed

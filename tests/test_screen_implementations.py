@@ -23,10 +23,12 @@ def test_first_load_agreement_and_stored_measurement(preset):
         for shape, cell in row.items():
             square = shape.split(",")[0].split(" → ")
             if label.endswith("nn.MultiheadAttention") and square[0] != square[1]:
-                assert cell.startswith("cannot build: needs d_in == d_out")
+                assert cell == "– (d_in ≠ d_out)"  # short enough for its cell; the caption says why
             else:
-                assert cell.endswith("✓") and float(cell.split()[0]) <= 1e-5, (label, shape, cell)
+                assert cell.endswith("✓") and plain_number(cell[:-2]) <= 1e-5, (label, shape, cell)
     text = page_text(at)
+    assert "✓ means ≤ 10⁻⁵" in text and "1e-05" not in text  # the tolerance written one way, as on every screen
+    assert "1 threads" not in text and "1 thread," in text
     assert "runs the **flash_attention** kernel; with flash forbidden, **math**" in text
     assert "Stored measurement" in text
     frames = chart_frames(at)
@@ -34,16 +36,21 @@ def test_first_load_agreement_and_stored_measurement(preset):
     assert all(spec["encoding"]["y"]["scale"]["type"] == "log" for spec, _ in frames)
     forward = frames[0][1][0]
     assert set(forward["tokens"]) == {128, 256, 512, 1024}
-    assert "8 · FlexAttention" in set(forward["implementation"])  # it runs forward on a CPU
+    assert "8 · FlexAttention" in set(forward["label"])  # it runs forward on a CPU
+    for spec, (data, *_) in frames:  # every line in the legend, every name whole
+        legend = spec["encoding"]["color"]
+        assert legend["legend"]["labelLimit"] == 0 and set(legend["scale"]["domain"]) == set(data["label"])
+        assert len(set(data["label"])) >= 7 and spec["height"] >= 24 * len(set(data["label"])) + 90  # room for them
     assert any("FlexAttention" in w.value and "does not support backward on CPU" in w.value for w in at.warning)
     assert "At T = 1,024 the fastest forward + backward is" in text
     stored = json.loads((ROOT / "docs" / "implementations-cpu.json").read_text())
     grid = at.dataframe[1].value  # the table: every stored number, formatted, or a dash
     for row in stored["rows"]:
-        shown = grid.loc[row["label"], ("fwd+bwd ms", row["tokens"])]
+        shown = grid.loc[row["label"], ("fwd+bwd ms", f"{row['tokens']:,}")]
         assert shown == (f"{row['backward_s'] * 1e3:,.1f}" if row["backward"] == "ok" else "–")
     flex = grid.loc[IMPLEMENTATIONS["flex"][0]]
-    assert flex[("fwd ms", 128)] != "–" and flex[("fwd+bwd ms", 128)] == "–"
+    assert flex[("fwd ms", "128")] != "–" and flex[("fwd+bwd ms", "128")] == "–"
+    assert ("fwd ms", "1,024") in grid.columns
 
 
 def test_measure_here_runs_a_bounded_sweep():
@@ -55,3 +62,12 @@ def test_measure_here_runs_a_bounded_sweep():
     text = page_text(at)
     assert "Measured just now" in text and "At T = 128 the fastest forward + backward is" in text
     assert {int(t) for t in chart_frames(at)[0][1][0]["tokens"]} == {128}
+
+
+def plain_number(text: str) -> float:
+    """A number as numbers.scientific writes it back to a float: "6.0 × 10⁻⁸" -> 6e-08, "0" -> 0."""
+    if "10" not in text:
+        return float(text)
+    mantissa, _, power = text.rpartition("10")
+    exponent = int(power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+    return float(mantissa.strip(" ×") or 1) * 10.0 ** exponent

@@ -1,7 +1,7 @@
 """AppTest: the causal-mask screen shows the book's numbers, both variants, the pitfalls, and scales."""
 import time
 
-from conftest import open_screen, page_text, view_row, views
+from conftest import open_screen, open_sections, page_text, view_row, views
 
 
 def _frame(at, name):
@@ -49,7 +49,7 @@ def test_leak_section_names_the_future_tokens():
     for token, weight in (("starts", "0.1662"), ("with", "0.1496"), ("one", "0.1665"), ("step", "0.1477")):
         assert f"“{token}” {weight}" in leak
     assert "“Your”" not in leak and "63.0%" in leak
-    at = open_screen("mask", query=6)  # the last token has no future
+    at = open_screen("mask", query=6, sections=["wrong"])  # the last token has no future
     assert not at.exception
     assert any("nothing lies in its future" in m.value for m in at.markdown)
 
@@ -72,13 +72,13 @@ def test_every_control_changes_what_it_names():
     assert list(view_row(view, 3).values()) == ["0.2758", "0.2460", "0.2462", "0.2319"]  # two future keys not sent
     assert view_row(view, 1, "also0") == {0: "0.4656", 1: "0.1723"}  # masked scores: the −∞ cells are not sent
     assert len(view_row(view, 1, "also1")) == 6  # without a mask every key is seen, the future too
-    at = open_screen("mask", query=4)
+    at = open_screen("mask", query=4, sections="all")
     latex = [e.value.strip("$\n") for e in at.latex]
     # the book's causal weights (seed 789), row 4: 0.2758, 0.2460, 0.2462, 0.2319; two future keys masked
     assert latex[-1].startswith(r"\alpha_{4,1}") and latex[-1].endswith("= 0.2758"), latex
     assert r"\underbrace{0 + 0}_{2\text{ future}}" in latex[1]
     assert any("Without the mask “with” gives" in m.value for m in at.markdown)
-    at = open_screen("mask", query=4, key=3)
+    at = open_screen("mask", query=4, key=3, sections="all")
     latex = [e.value.strip("$\n") for e in at.latex]
     assert latex[-1].startswith(r"\alpha_{4,3}") and latex[-1].endswith("= 0.2462"), latex
     at.slider(key="context_length").set_value(100).run()
@@ -89,7 +89,7 @@ def test_every_control_changes_what_it_names():
 
 def test_gpt2_small_renders_quickly():
     start = time.perf_counter()
-    at = open_screen("mask", preset="gpt2-small")
+    at = open_screen("mask", preset="gpt2-small", sections="all")
     assert time.perf_counter() - start < 20
     text = page_text(at)
     assert "(1024, 1024)" in text and "showing the first 64 × 64" in text
@@ -98,16 +98,17 @@ def test_gpt2_small_renders_quickly():
 
 
 def test_one_token_renders():
-    at = open_screen("mask", input="sentence", text="Hello")
+    at = open_screen("mask", input="sentence", text="Hello", sections="all")
     text = page_text(at)
     assert r"\alpha_{1,1}" in text and "= 1.0000" in text
     assert "nothing lies in its future" in text
 
 
 def test_bad_context_length_in_url_shows_a_note_and_renders():
-    at = open_screen("mask", context_length="-5")  # outside the parameter's range
+    at = open_screen("mask", context_length="-5", sections=["buffer"])  # outside the parameter's range
     assert any("context_length='-5'" in w.value for w in at.warning)
     assert at.slider(key="context_length").value == 6 and "0.5517" in page_text(at)
-    at = open_screen("mask", context_length="3")  # a valid number, but shorter than the input
+    at = open_screen("mask", context_length="3")  # a valid number, but shorter than the input: noted, section closed
     assert any("context_length 3 is shorter than the 6 tokens" in w.value for w in at.warning)
+    open_sections(at, "mask", ["buffer"])
     assert at.slider(key="context_length").value == 6

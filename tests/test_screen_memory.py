@@ -81,3 +81,43 @@ def test_tiny_inputs_still_draw(params):
     T = min(3, params.get("tokens", 1)) if params.get("input") == "random" else 1
     assert at.dataframe[0].value["shape"].iloc[0].startswith(f"(1, {T}, ")
     assert "`view` works without `contiguous()`" in page_text(at) if T == 1 else "RuntimeError" in page_text(at)
+
+
+def test_pickers_drawing_and_tuples_count_from_zero_as_pytorch_does():
+    """Issue 29: the pickers said "dim 1", drawn at "dim 0", in the tuple (0, 2, 3). One convention now, PyTorch's
+    0-based index, said once; the URL keeps its 1-based values, so an old link opens the same element."""
+    at = open_screen("memory", mem_token=3, mem_head=2, mem_dim=1)  # 1-based in the URL: the third token, ...
+    boxes = {key: at.selectbox(key=key) for key in ("mem_token", "mem_head", "mem_dim")}
+    shown = {key: box.options[list(range(1, len(box.options) + 1)).index(box.value)] for key, box in boxes.items()}
+    assert shown["mem_token"].startswith("token 2 · ") and shown["mem_head"] == "head 1" and shown["mem_dim"] == "dim 0"
+    assert boxes["mem_head"].options == ["head 0", "head 1"] and boxes["mem_dim"].options == ["dim 0", "dim 1", "dim 2"]
+    text = page_text(at)
+    assert text.count("Indices here are PyTorch's, counted from 0") == 1
+    assert "`queries[0, 2, 3]` before the split and `[0, 1, 2, 0]` after it" in text  # head_dim 3: 1 * 3 + 0
+    table = at.dataframe[0].value
+    picked = dict(zip(table["the chapter's code"], table["picked element"]))
+    assert picked["queries = self.W_query(x)"] == "(0, 2, 3)" and picked["queries = queries.transpose(1, 2)"] == "(0, 1, 2, 0)"
+    frames = [frame for _, (frame, *_) in chart_frames(at)]
+    storage, right = frames[0], frames[1]
+    T = at.slider(key="mem_tokens").value
+    assert sorted(set(storage["label"]), key=lambda s: int(s[1:])) == [f"t{t}" for t in range(T)]
+    assert storage.loc[storage["picked"], "label"].tolist() == ["t2"] and storage.loc[storage["picked"], "col"].tolist() == [3]
+    assert sorted(set(right["panel_name"])) == ["head 0", "head 1"]
+    cell = right[right["picked"]].iloc[0]
+    assert (cell["panel_name"], cell["row"], cell["col"], cell["token"], cell["head"]) == ("head 1", 2, 0, 2, 1)
+    assert "token 0's 6 floats, then token 1's" in text and "head 0 reads offsets 0…2" in text
+    assert not any(s in text for s in ("token 1's 6 floats", "head 1 reads offsets", "head 2's"))
+
+
+def test_the_storage_pictures_are_big_enough_for_a_room():
+    """Issue 29: about 180 px wide with 9 px labels. Presenter mode grows cells, cell text and axes together."""
+    from conftest import chart_specs
+
+    def sizes(at):
+        spec = chart_specs(at)[0]  # the storage of queries: one layer of cells and their text
+        text = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "text")
+        return spec["width"]["step"], text["mark"]["fontSize"], text["encoding"]["x"]["axis"]["labelFontSize"]
+    cell, font, axis = sizes(open_screen("memory"))
+    assert cell >= 36 and font >= 14 and axis >= 12
+    cell, font, axis = sizes(open_screen("memory", presenter=1))
+    assert cell >= 56 and font >= 22 and axis >= 20  # 6 floats a line: 336 px and more, text of 22 px

@@ -5,13 +5,14 @@ import pytest
 from conftest import open_screen, page_text
 
 # A heading each stage shows only after its answer is revealed.
-AFTER = {"scores": "Scores, one query at a time", "softmax": "Three ways to normalise (ω = x · x, §3.3.1)",
+AFTER = {"scores": "Scores, one query at a time", "softmax": "Scaling q · k by √d_k (SelfAttention_v1, d_k = 2)",
          "mask": "The book's two ways, side by side", "dropout": "Row sums and the average over many draws",
          "heads": "Cutting d_out into heads"}
 
 
 def _headings(at):
-    return [h.value for kind in ("header", "subheader") for h in at.get(kind)]
+    """Headings, and the titles of the folded sections (a stage screen's sections appear after the reveal too)."""
+    return [h.value for kind in ("header", "subheader") for h in at.get(kind)] + [e.label for e in at.expander]
 
 
 def _quiz_widgets(at):
@@ -84,7 +85,7 @@ def test_presenter_mode_shows_the_question_large_and_reveals():
 
 
 def test_exercise_3_1_on_the_scores_screen():
-    at = open_screen("scores")
+    at = open_screen("scores", sections=["exercises"])
     at.radio(key="exercise:3.1").set_value("weight").run()
     _button(at, "exercise:3.1:check").click().run()
     assert any("PyTorch refuses" in w.value for w in at.warning)
@@ -97,14 +98,14 @@ def test_exercise_3_1_on_the_scores_screen():
 def test_exercise_3_1s_options_show_all_of_their_code_and_differ():
     # The two-line option was cut to its first line, which read exactly like the option before it.
     from attention_core.lessons.exercises import COPY_CHOICES
-    options = open_screen("scores").radio(key="exercise:3.1").options
+    options = open_screen("scores", sections=["exercises"]).radio(key="exercise:3.1").options
     assert len(set(options)) == len(options) == len(COPY_CHOICES)
     for option, code in zip(options, COPY_CHOICES.values()):
         assert all(f"`{line}`" in option for line in code.splitlines()), option
 
 
 def test_exercises_3_2_and_3_3_on_the_heads_screen():
-    at = open_screen("heads")
+    at = open_screen("heads", sections=["exercises"])
     at.text_input(key="exercise:3.2").input("two").run()
     _button(at, "exercise:3.2:check").click().run()
     assert any("is not a number" in i.value for i in at.info) and not at.exception
@@ -120,10 +121,10 @@ def test_exercises_3_2_and_3_3_on_the_heads_screen():
 
 
 def test_readers_questions_are_computed_on_their_screens():
-    text = page_text(open_screen("dropout", readers=1))
+    text = page_text(open_screen("dropout", sections=["questions"]))
     assert "1.1111" in text and "1/p" in text  # nn.Dropout's survivor value at p = 0.1
     assert "nan" in text and "Dropout on the scores" in text
-    text = page_text(open_screen("mask", readers=1))
+    text = page_text(open_screen("mask", sections=["questions"]))
     assert "not on the expected device cpu" in text and "'mask', 'W_query.weight'" in text
-    text = page_text(open_screen("heads", readers=1))
+    text = page_text(open_screen("heads", sections=["questions"]))
     assert "token 4 · col 1" in text and "(1, 6, 4)" in text  # book: d_out 2, 2 heads; head 2 gets tokens 4-6

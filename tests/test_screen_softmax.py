@@ -20,7 +20,7 @@ def metrics(at) -> dict[str, str]:
 
 
 def test_book_preset_shows_the_books_normalisations():
-    at = open_screen("softmax")
+    at = open_screen("softmax", sections=["normalise"])
     text = page_text(at)
     assert "0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865" in text  # omega_2 = x2 . x_j (3.3.1)
     assert table_row(at, "divide by the sum") == ["0.1455", "0.2278", "0.2249", "0.1285", "0.1077", "0.1656"]
@@ -33,7 +33,7 @@ def test_book_preset_shows_the_books_normalisations():
 
 
 def test_book_preset_shows_scaled_weights_and_the_pitfall():
-    at = open_screen("softmax")
+    at = open_screen("softmax", sections="all")
     text = page_text(at)
     assert "0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820" in text  # softmax(omega_2 / sqrt(2)), seed 123
     assert "0.1623, 0.1877, 0.1858, 0.1547, 0.1358, 0.1738" in text  # the notes' `/ d_k*0.5` bug
@@ -65,12 +65,12 @@ def test_the_key_in_the_url_changes_the_formula():
 
 
 def test_the_query_in_the_url_changes_the_lesson_and_every_query_is_sent():
-    at = open_screen("softmax", query=4)
+    at = open_screen("softmax", sections=["normalise"], query=4)
     assert not at.exception
     text = page_text(at)
     assert "0.4753, 0.8434, 0.8296, 0.4937, 0.3474, 0.6565" in text  # omega_4, x4 . x_j
     assert formula(at).startswith(r"\alpha_{4,1}")
-    normalise = views(open_screen("softmax"))["normalise"]  # the browser scrubs queries: all rows travel
+    normalise = views(open_screen("softmax", sections=["normalise"]))["normalise"]  # the browser scrubs queries: all rows travel
     assert list(view_row(normalise, 3).values()) == ["0.4753", "0.8434", "0.8296", "0.4937", "0.3474", "0.6565"]
     assert list(view_row(normalise, 1, "also0").values()) == ["0.1455", "0.2278", "0.2249", "0.1285", "0.1077", "0.1656"]
 
@@ -78,7 +78,7 @@ def test_the_query_in_the_url_changes_the_lesson_and_every_query_is_sent():
 def test_the_d_k_experiment_sends_every_d_k_and_the_url_picks_the_frame_it_opens_at():
     import torch
     from attention_core.lessons import experiments
-    at = open_screen("softmax", d_k="1024")
+    at = open_screen("softmax", sections=["d-k"], d_k="1024")
     view = views(at)["d_k"]
     meta = view["meta"]
     assert meta["frames"]["dims"][0]["values"] == list(experiments.POWERS) and meta["frames"]["initial"] == 10
@@ -98,7 +98,7 @@ def test_the_d_k_experiment_sends_every_d_k_and_the_url_picks_the_frame_it_opens
 
 
 def test_overflow_shows_nan_for_naive_and_finite_for_torch():
-    text = page_text(open_screen("softmax"))
+    text = page_text(open_screen("softmax", sections=["overflow"]))
     assert "`torch.exp`: `inf, inf, inf`" in text
     assert "`softmax_naive`: `nan, nan, nan`" in text
     assert "`torch.softmax`: `0.6652, 0.2447, 0.0900`" in text  # softmax([1000, 999, 998]) is fine
@@ -107,27 +107,77 @@ def test_overflow_shows_nan_for_naive_and_finite_for_torch():
 
 
 def test_gpt2_small_preset_renders():
-    at = open_screen("softmax", preset="gpt2-small")
+    at = open_screen("softmax", sections=["tensors", "overflow"], preset="gpt2-small")
     text = page_text(at)
     assert "shape `(1024, 1024)`; showing the first 64 × 64" in text
     assert "d_k = 768" in text
     scaled = views(at)["scaled"]["meta"]
-    assert scaled["rows"] == 1024 and len(scaled["overview"]["png"]) == 2  # an overview of each 1024 x 1024 frame
-    assert "subtracts the row maximum" in text  # unscaled-size scores need the shifted formula
+    assert scaled["rows"] == 1024 and scaled["overview"] and scaled["framed"]  # an overview of the 1024 x 1024 frames
+    assert "subtracts the row maximum" in text  # the overflow section: how torch.softmax stays finite
 
 
 def test_one_token_renders():
-    at = open_screen("softmax", input="random", tokens=1)
+    at = open_screen("softmax", sections=["d-k"], input="random", tokens=1)
     assert formula(at).endswith("= 1.0000")
     assert "1/1 = 1.0000" in page_text(at)
 
 
 def test_bad_d_k_and_scale_in_url_show_notes_and_render():
     for name, raw in (("d_k", "abc"), ("scale", "maybe")):
-        at = open_screen("softmax", **{name: raw})
+        at = open_screen("softmax", sections=["d-k"], **{name: raw})
         assert any(f"{name}={raw!r}" in w.value for w in at.warning), name
         assert views(at)["d_k"]["meta"]["frames"]["initial"] == 6 and views(at)["scaled"]["meta"]["frames"]["initial"] == 0
         assert formula(at).endswith("= 0.1500")
-    at = open_screen("softmax", d_k="100")  # a whole number, but not a power of two
+    at = open_screen("softmax", sections=["d-k"], d_k="100")  # a whole number, but not a power of two
     assert any("d_k = 100 is not a power of two" in w.value for w in at.warning)
     assert views(at)["d_k"]["meta"]["frames"]["initial"] == 6  # d_k = 64, the default
+
+
+# --- the lesson first, every other section folded and idle until opened --------------------------------
+
+SECTIONS = {  # section: (its title, what only it draws)
+    "normalise": ("Three ways to normalise (ω = x · x, §3.3.1)", lambda at: "normalise" in views(at)),
+    "d-k": ("Why √d_k: softmax sharpens as d_k grows", lambda at: "d_k" in views(at)),
+    "temperature": ("Temperature: one more divisor before softmax", lambda at: "temperature" in views(at)),
+    "overflow": ("Large scores: naive softmax overflows", lambda at: "`softmax_naive`: `nan, nan, nan`" in page_text(at)),
+    "tensors": ("The tensors", lambda at: any(m.value.startswith("**`attn_scores (q · k)`**") for m in at.markdown)),
+    "code": ("The PyTorch code of this step", lambda at: any("def softmax_naive" in c.value for c in at.code)),
+    "why": ("Why it works", lambda at: "Why softmax and not a division by the sum?" in page_text(at)),
+    "checks": ("Agreement with PyTorch", lambda at: any(" vs " in m.label for m in at.metric)),
+    "mistakes": ("Common mistakes", lambda at: any("Each key's column sums to 1" in e.value for e in at.error)),
+}
+WORK = {  # section: the ui call only it makes
+    "normalise": "normalisations", "d-k": "why_scaling_stack", "temperature": "show_temperature",
+    "overflow": "overflow_demo", "tensors": "table", "checks": "softmax_agreement", "mistakes": "precedence_pitfall",
+}
+
+
+def test_the_lesson_runs_alone_and_each_section_runs_only_when_opened(monkeypatch):
+    import collections
+    import ui
+    calls = collections.Counter()
+    for name in set(WORK.values()) | {"projection"}:
+        real = getattr(ui, name)
+
+        def counting(*args, _real=real, _name=name, **kwargs):
+            # ω = x · x (projection "none") feeds only the sections: the lesson follows q · k
+            calls[_name if _name != "projection" else f"projection:{args[1]}"] += 1
+            return _real(*args, **kwargs)
+        monkeypatch.setattr(ui, name, counting)
+    at = open_screen("softmax")
+    assert [e.label for e in at.expander] == [title for title, _ in SECTIONS.values()]  # drawn folded, in order
+    assert set(calls) == {"projection:v1"}, calls  # the lesson's trace, nothing of any section
+    assert not [name for name, (_, shows) in SECTIONS.items() if shows(at)]
+    assert list(views(at)) == ["scaled"] and formula(at).endswith("= 0.1500")  # the lesson: its view, one weight by hand
+    for name, (_, shows) in SECTIONS.items():
+        calls.clear()
+        at = open_screen("softmax", sections=[name])
+        assert shows(at), name
+        assert set(calls) - {"projection:v1", "projection:none"} == ({WORK[name]} if name in WORK else set()), (name, calls)
+        assert [other for other, (_, drawn) in SECTIONS.items() if other != name and drawn(at)] == [], name
+
+
+def test_the_lesson_holds_at_most_30_elements_at_both_presets():
+    for params in ({}, {"scale": 0}, {"preset": "gpt2-small"}, {"preset": "gpt2-small", "scale": 0}):
+        at = open_screen("softmax", **params)
+        assert len(list(at.main)) <= 30, (params, len(list(at.main)))

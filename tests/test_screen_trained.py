@@ -27,7 +27,7 @@ def test_opens_with_curves_every_head_and_the_scores():
     data = grid(at)
     assert sorted(set(data["layer"])) == [1, 2] and sorted(set(data["head"])) == [1, 2, 3, 4]
     assert len(data) == 8 * 32 * 33 // 2  # every head, every visible cell of 32 tokens
-    assert data["query"].iloc[0].split(" ")[1] in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # tokens as symbols
+    assert data["query"].iloc[0].split(" ")[1].strip("“”") in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # tokens as symbols
     table = at.dataframe[0].value
     assert list(table["head"]) == [f"{l}.{h}" for l in (1, 2) for h in (1, 2, 3, 4)]
     assert table["previous-token"][:4].max() >= 0.5 and table["induction"][4:].max() >= 0.5
@@ -42,7 +42,8 @@ def test_scrubbing_to_step_0_shows_the_untrained_heads():
     assert not at.exception
     start = grid(at)
     assert (start["query"] == final["query"]).all() and not (start["weight"] == final["weight"]).all()
-    sharp = lambda data: (data["weight"][data["query"].str.split().str[0].astype(int) > 4] > 0.8).mean()  # noqa: E731
+    position = lambda labels: labels.str.split().str[0].astype(int)  # noqa: E731  "29 “K”" -> 29
+    sharp = lambda data: (data["weight"][position(data["query"]) > 4] > 0.8).mean()  # noqa: E731
     assert sharp(start) < 0.01 < sharp(final)  # untrained heads spread their weight; trained ones pick a key
     table = at.dataframe[0].value
     assert table["induction"].max() < 0.3 and table["previous-token"].max() < 0.5 and "step 0" in page_text(at)
@@ -115,24 +116,24 @@ def test_a_full_pool_shows_the_place_in_the_queue():
 
 def test_a_public_server_bounds_steps_times_layers_and_says_so(monkeypatch):
     local = open_screen("trained", train_layers=3)
-    assert max(local.select_slider(key="train_steps").options, key=int) == "5000"
+    assert local.select_slider(key="train_steps").options[-1] == "5,000"
     monkeypatch.setenv("ATTENTION_PUBLIC", "1")
     at = open_screen("trained", train_layers=3, train_steps=5000)
-    assert max(at.select_slider(key="train_steps").options, key=int) == "1000"
+    assert at.select_slider(key="train_steps").options[-1] == "1,000"
     assert any("Training steps 5000 is not offered here" in w.value for w in at.warning)
     assert "at most 3,000 steps × layers (1,000 steps at 3 layers)" in page_text(at)
     at = open_screen("trained", train_layers=1)
-    assert max(at.select_slider(key="train_steps").options, key=int) == "3000"
+    assert at.select_slider(key="train_steps").options[-1] == "3,000"
 
 
 def test_heads_screen_with_trained_weights():
-    at = open_screen("heads", weights="trained")
+    at = open_screen("heads", weights="trained", sections=["maps", "tensors"])
     text = page_text(at)
     assert "Trained weights: layer 1" in text and "(1, 4, 32, 32)" in text and "(1, 4, 32, 16)" in text
     layer_1 = chart_specs(at)
     assert len(layer_1) == 4  # four head maps; their rows are in the view
     assert views(at)["heads_view"]["meta"]["frames"]["dims"][0]["values"] == [1, 2, 3, 4]
-    assert "32 S" in str(layer_1[0])  # the probe's 32nd token, a symbol of the repeat task
+    assert "32 “S”" in str(layer_1[0])  # the probe's 32nd token, a symbol of the repeat task
     at.select_slider(key="layer").set_value(2).run()
     assert "Trained weights: layer 2" in page_text(at) and chart_specs(at)[0] != layer_1[0]
     bad = open_screen("heads", weights="trained", layer="5")
@@ -226,3 +227,53 @@ def test_presenter_mode_enlarges_the_head_grids_labels():
     assert label_sizes(open_screen("trained")) == ({8}, 6)
     sizes, cell = label_sizes(open_screen("trained", presenter=1))
     assert min(sizes) >= 12 and cell == 8  # labels of 12.8 px instead of 8
+
+
+def test_no_head_off_shows_no_change_and_a_head_off_shows_its_cost_in_the_same_units():
+    """Issue 29: "+0.0 points" in green with an up arrow when no head was switched off."""
+    at = open_screen("trained")
+    labels = [m.label for m in at.metric]
+    assert "accuracy, every head on" in labels and not any("heads off" in l or "head off" in l for l in labels)
+    assert not any(m.proto.delta for m in at.metric if m.label.startswith("accuracy"))
+    assert "Pick heads above to switch them off" in page_text(at)
+    at = open_screen("trained", off="1.1")
+    metrics = {m.label: m for m in at.metric}
+    on, off = float(metrics["accuracy, every head on"].value), float(metrics["accuracy, 1 head off"].value)
+    assert metrics["accuracy, 1 head off"].proto.delta == f"{off - on:+.3f}"  # the two numbers shown, subtracted
+
+
+def test_probe_labels_put_the_position_in_brackets_so_digits_cannot_run_together():
+    from attention_core.drawing.training_charts import probe_labels
+    assert probe_labels("I2A", [0, 1, 1]) == ["1 “I”", "2 “2”", "3 “2”"]  # not "1 I", "2 2", "3 2"
+    view = views(open_screen("trained"))["trained_view"]
+    assert all(label.startswith(f"{n + 1} “") and label.endswith("”")  # the view keeps a label that starts
+               for n, label in enumerate(view["meta"]["labels"]))  # with its position as it is
+
+
+def test_look_closer_opens_where_the_probe_has_something_to_show():
+    """Issue 29: it opened on query 2, whose row has two keys. The repeat probe opens on the copy's first token, the
+    key its head weighs most; a query and key in the URL still win."""
+    from attention_core.models.toy_tasks import repeated_segment
+    ids = training_probe()
+    _, second, _ = repeated_segment(ids)
+    view = views(open_screen("trained"))["trained_view"]
+    opened = view["meta"]["initial"]
+    row = view_row(view, second, frame=view["meta"]["frames"]["initial"])
+    assert opened["query"] == second + 1 > 2  # 1-based in the view
+    assert opened["key"] == max(row, key=lambda k: float(row[k])) + 1
+    assert view["meta"]["url_selection"] is False  # the probe's tokens are not the sidebar's: the app's query stays
+    chosen = views(open_screen("trained", query=5, key=3))["trained_view"]["meta"]["initial"]
+    assert (chosen["query"], chosen["key"]) == (5, 3)
+    reverse = views(open_screen("trained", task="reverse"))["trained_view"]["meta"]["initial"]
+    assert reverse["query"] == 20  # the last of the reverse probe's 20 tokens: every key visible
+
+
+def test_the_training_curves_are_big_and_their_fonts_are_set_in_the_chart():
+    def curves_spec(at):
+        return next(s for s in chart_specs(at) if "loss" in str(s) and s.get("facet", {}).get("column"))
+    for params, scale in (({}, 1.0), ({"presenter": 1}, 1.6)):
+        spec = curves_spec(open_screen("trained", **params))
+        assert spec["spec"]["width"] == round(440 * scale) and spec["spec"]["height"] == round(170 * scale)
+        axis = spec["spec"]["layer"][0]["encoding"]["x"]["axis"]
+        assert axis["labelFontSize"] == 13 * scale and axis["format"] == ",d"
+        assert spec["facet"]["column"]["header"]["labelFontSize"] == 14 * scale

@@ -27,11 +27,18 @@ def test_renders_every_chart_and_the_numbers_of_the_experiment():
     assert shown["median gradient · unscaled · d_k = 64"] == f"{rows[UNSCALED]['gradient (median)']:.2e}"
     saturation, table = at.dataframe[0].value, at.dataframe[-1].value  # section 5's table, then all the numbers
     assert len(table) == 2 * len(experiments.POWERS)
-    assert list(saturation["inputs"]) == [inputs for inputs, _ in experiments.SATURATION_SETUPS]
-    assert saturation["largest weight, scaled"].iloc[0] == "1"  # torch.rand everywhere: one-hot even when scaled
+    assert list(saturation.columns) == [f"{i} inputs, {w} weights" for i, w in experiments.SATURATION_SETUPS]
+    assert saturation.loc["largest weight, scaled"].iloc[0] == "1.0000"  # torch.rand everywhere: one-hot when scaled
+    assert len(saturation.columns) == 4  # a setup per column: the table fits a slide (ten columns did not)
+    assert not saturation.isin(["-0.0000"]).any().any()  # a tiny negative entropy rounds to 0.0000, unsigned
+    rand = experiments.saturation(seed=123)[0]
+    assert saturation.loc["spread in a row"].iloc[0] == f"{rand['spread in a row']:,.4f}".rstrip("0").rstrip(".")
+    assert "," in saturation.loc["spread in a row"].iloc[0]  # thousands, with their separator
     text = page_text(at)
     assert "4,096 queries per d_k, each scoring 16 keys" in text
-    assert "def sample_scores" in text and "def softmax_gradient_norm" in text  # the code, read with inspect
+    assert "def sample_scores" not in text  # the code is a folded section: it runs only when open
+    code = page_text(open_screen("why-scaling", sections=["code"]))
+    assert "def sample_scores" in code and "def softmax_gradient_norm" in code  # the code, read with inspect
     assert "variance is about d_k" in text and "saturated softmax" in text  # the charts are explained in words
 
 
@@ -41,7 +48,7 @@ def test_every_control_changes_the_screen():
     for change, expect in ((lambda: at.select_slider(key="why_samples").set_value(1024), "1,024 queries per d_k"),
                            (lambda: at.slider(key="why_tokens").set_value(32), "entropy ln 32 = 3.4657"),
                            (lambda: at.number_input(key="why_seed").set_value(7), "seeded from (7, d_k)"),
-                           (lambda: at.select_slider(key="why_dk").set_value(1024), "The scores at d_k = 1024")):
+                           (lambda: at.select_slider(key="why_dk").set_value(1024), "The scores at d_k = 1,024")):
         change().run()
         assert not at.exception, [e.value for e in at.exception]
         after = (page_text(at), chart_specs(at), metrics(at))

@@ -2,8 +2,6 @@
 
 The browser prints codes as c / 10**4 and colours shade s as t = s / 254 on the sent stops; these tests
 decode the payload the same way and compare with PyTorch's numbers and colour.py's images."""
-import base64
-import io
 import os
 import shutil
 import subprocess
@@ -13,14 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from PIL import Image
+from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 
 from attention_core.drawing import colour, matrix_images
-from attention_core.drawing.view_data import SHADE_MASKED, fixed_codes, stored_cells, view_payload
+from attention_core.drawing.view_data import EXACT_MAX, SHADE_MASKED, TOP_KEYS, fixed_codes, stored_cells, view_payload
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from view_maps import seeded_map  # noqa: E402
+from view_maps import seeded_map, tempered  # noqa: E402
+from conftest import code_text  # noqa: E402  (the view's formatFixed, in Python)
 
 
 def test_the_javascript_unit_tests_pass():
@@ -72,7 +71,7 @@ def _stops_colour(stops, t):
     return colour._ramp(t, rgb)
 
 
-@pytest.mark.parametrize("tokens", [6, 64, 300])
+@pytest.mark.parametrize("tokens", [6, 64, EXACT_MAX])
 def test_printed_numbers_and_colours_are_the_tensors(tokens):
     q, k, scores, weights = seeded_map(tokens)
     scale = "absolute" if tokens <= 16 else "share"
@@ -98,13 +97,109 @@ def test_printed_numbers_and_colours_are_the_tensors(tokens):
         assert "q" not in payload and meta["d"] == 0
 
 
-def test_the_overview_is_matrix_images_overview_and_only_large_maps_get_one():
-    _, _, _, weights = seeded_map(300)
-    payload = view_payload(weights.numpy(), ["x"] * 300, scale="share")
-    png = Image.open(io.BytesIO(base64.b64decode(payload["meta"]["overview"]["png"][0])))
-    image, blocks, _ = matrix_images.overview(weights.double().numpy(), "share")
-    assert np.array_equal(np.asarray(png.convert("RGB")), image)
-    assert payload["meta"]["overview"]["blocks"] == blocks
+def _sent_rows(payload, frame: int = 0):
+    """A large matrix's exact values as the browser reads them: each row's keys and codes from its "top" table,
+    (T, top) each; keys past the last one pad a short row."""
+    meta, top = payload["meta"], payload["top"]
+    shape = (-1, meta["rows"], meta["top"])
+    return top["key"].to_numpy().reshape(shape)[frame], top["code"].to_numpy().astype(np.int64).reshape(shape)[frame]
+
+
+def _picture_payload(kind: str, rows: int, cols: int):
+    """A seeded (rows, cols) map above EXACT_MAX: causal weights on the share scale, or unmasked scores."""
+    gen = torch.Generator().manual_seed(7)
+    scores = torch.randn(rows, cols, generator=gen, dtype=torch.float64) * 3  # (rows, cols)
+    if kind == "scores":
+        matrix, scale = scores.numpy(), "absolute"
+    else:
+        future = torch.triu(torch.ones(rows, cols, dtype=torch.bool), diagonal=1)
+        matrix, scale = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1).numpy(), "share"
+    return matrix, view_payload(matrix, [str(t) for t in range(max(rows, cols))], kind=kind, scale=scale)
+
+
+@pytest.mark.parametrize("kind, rows, cols", [("weights", 300, 300), ("scores", 200, 200), ("weights", 200, 150)])
+def test_a_large_matrix_sends_every_cells_shade_and_each_rows_largest_values_exactly(kind, rows, cols):
+    matrix, payload = _picture_payload(kind, rows, cols)
+    meta = payload["meta"]
+    assert meta["exact"] == "top" and meta["top"] == TOP_KEYS and meta["layout"] == ("full" if kind == "scores" else "lower")
+    assert list(payload["cells"].columns) == ["shade"] and payload["cells"]["shade"].dtype == np.uint8  # 1 byte a cell
+    # The picture: every stored cell's shade is colour.py's colour for it (padding past a tall map's last key: masked).
+    i, j = stored_cells(rows, cols, meta["layout"])
+    shades = payload["cells"]["shade"].to_numpy()
+    inside = j < cols
+    values = colour.shares(matrix) if kind == "weights" else matrix
+    expected = colour.matrix_image(values, "share" if kind == "weights" else "scores")[i[inside], j[inside]].astype(float)
+    assert np.abs(_stops_colour(meta["stops"], shades[inside] / (SHADE_MASKED - 1)) - expected).max() <= 2.5
+    assert (shades[~inside] == SHADE_MASKED).all() and (shades[inside] < SHADE_MASKED).all()
+    # The exact values: each row's TOP_KEYS largest (as the bars pick them: the lower key on a tie), each the tensor's.
+    keys, codes = _sent_rows(payload)
+    rounded = fixed_codes(matrix)
+    for row in range(rows):
+        visible = min(row + 1, cols) if kind == "weights" else cols
+        largest = sorted(sorted(range(visible), key=lambda key: (-rounded[row, key], key))[:TOP_KEYS])
+        assert [key for key in keys[row] if key < cols] == largest, row
+        assert [code_text(c) for key, c in zip(keys[row], codes[row]) if key < cols] == \
+            [f"{matrix[row, key]:.4f}" for key in largest]
+
+
+@pytest.mark.parametrize("kind", ["weights", "scores"])
+def test_a_cell_not_sent_is_inside_the_band_of_values_its_shade_holds(kind):
+    matrix, payload = _picture_payload(kind, 300, 300)
+    meta = payload["meta"]
+    low, high = (payload["bands"][end].to_numpy().astype(np.int64) for end in ("low", "high"))  # (256,) codes
+    shade = payload["cells"]["shade"].to_numpy()
+    i, j = stored_cells(300, 300, meta["layout"])
+    # The share scale's unit is the legend's: the weight × the keys its query may see (× even share).
+    unit = matrix[i, j] * (np.minimum(i, 299) + 1) if kind == "weights" else matrix[i, j]
+    assert meta["band_unit"] == ("× even share" if kind == "weights" else "")
+    assert (low[shade] <= unit * 1e4).all() and (unit * 1e4 <= high[shade]).all()
+    # Each band is the shade's own slice of the colour range (the end shades also hold what the range clips).
+    lo, hi = meta["domain"]
+    inner = np.unique(shade[(shade > 0) & (shade < SHADE_MASKED - 1)])
+    if kind == "scores":  # linear: one shade spans (hi - lo) / 254, plus the outward rounding
+        assert (high[inner] - low[inner] <= (hi - lo) / (SHADE_MASKED - 1) * 1e4 + 2).all()
+    else:  # log2 shares: one shade spans a factor of 2 ** ((hi - lo) / 254)
+        assert (high[inner] <= (low[inner] + 1) * 2 ** ((hi - lo) / (SHADE_MASKED - 1)) + 1).all()
+
+
+def test_a_stack_of_large_frames_sends_each_frames_largest_values_and_bands():
+    _, _, scores, _ = seeded_map(200)
+    stack = np.stack([tempered(scores, t).double().numpy() for t in (0.5, 2.0)])  # (2, T, T)
+    payload = view_payload(stack, [str(t) for t in range(200)], scale="share",
+                           frames={"name": "τ", "param": "temperature", "values": [0.5, 2], "labels": ["0.5", "2"], "initial": 0})
+    assert len(payload["top"]) == 2 * 200 * TOP_KEYS and len(payload["bands"]) == 2 * (SHADE_MASKED + 1)
+    assert len(payload["overview"]) == 2 * payload["meta"]["overview"]["rows"] * payload["meta"]["overview"]["cols"]
+    for frame in (0, 1):
+        keys, codes = _sent_rows(payload, frame)
+        for row in (0, 57, 199):
+            assert [code_text(c) for key, c in zip(keys[row], codes[row]) if key < 200] == \
+                [f"{stack[frame, row, key]:.4f}" for key in keys[row] if key < 200]
+
+
+def test_up_to_exact_max_tokens_every_value_travels_and_above_only_shades_and_each_rows_largest():
+    for tokens, exact in ((EXACT_MAX, "all"), (EXACT_MAX + 1, "top")):
+        payload = view_payload(seeded_map(tokens)[3].numpy(), ["x"] * tokens, scale="share")
+        assert payload["meta"]["exact"] == exact and ("top" in payload) == (exact == "top")
+    payload = view_payload(seeded_map(1024)[3].numpy(), ["x"] * 1024, scale="share")
+    sizes = {name: len(convert_anything_to_arrow_bytes(table)) for name, table in payload.items() if name != "meta"}
+    assert sizes["cells"] < 1024 * 1025 // 2 * 1.01 and sum(sizes.values()) < 760_000, sizes  # was 1.67 MB with its PNG
+
+
+def test_the_overview_is_matrix_images_overview_as_shades_and_only_large_maps_get_one():
+    for kind, scale, tokens in (("weights", "share", 300), ("scores", "absolute", 200), ("weights", "absolute", 100)):
+        q, k, scores, weights = seeded_map(tokens)
+        matrix = (scores if kind == "scores" else weights).double().numpy()
+        payload = view_payload(matrix, ["x"] * tokens, kind=kind, scale=scale)
+        image, blocks, _ = matrix_images.overview(matrix, "share" if scale == "share" else kind)
+        meta = payload["meta"]["overview"]
+        shades = payload["overview"]["shade"].to_numpy().reshape(meta["rows"], meta["cols"])
+        step = image.shape[0] // meta["rows"]  # the PNG drew each block as step × step pixels
+        pixels = image[::step, ::step].astype(float)  # (rows, cols, 3), a block's top-left pixel
+        hatched = np.isin(pixels, [colour.MASKED_RGB, colour.MASKED_STRIPE]).all(axis=-1)
+        assert ((shades == SHADE_MASKED) == hatched).all() and hatched.any() == (kind == "weights")
+        drawn = _stops_colour(payload["meta"]["stops"], shades / (SHADE_MASKED - 1))
+        assert np.abs(drawn - pixels)[~hatched].max() <= 2.5, kind  # the same ramp, 255 levels
+        assert meta["blocks"] == blocks
     assert view_payload(seeded_map(64)[3].numpy(), ["x"] * 64)["meta"]["overview"] is None
 
 

@@ -73,7 +73,29 @@ def test_small_map_moves_draw_the_tensor_write_the_url_and_send_nothing(server):
         assert "'query': 4, 'key': 2" in page.get_by_text("committed:").inner_text()
 
 
-def test_large_map_zoom_window_moves_in_the_browser_with_exact_values(server):
+def _largest(w, i: int) -> list[int]:
+    """The 32 keys whose exact weights a 1,024-token map sends for query i (0-based), as the bars pick them."""
+    return sorted(sorted(range(i + 1), key=lambda j: (-round(w[i, j], 4), j))[:32])
+
+
+def _readout_of(w, i: int, j: int) -> str | tuple[float, float]:
+    """The exact text for a cell among its row's largest; else the band the readout states, parsed (× even share)."""
+    return f"{w[i, j]:.4f}" if j in _largest(w, i) else (w[i, j] * (i + 1), w[i, j] * (i + 1))
+
+
+def _check_readout(text: str, w, i: int, j: int) -> None:
+    expected = _readout_of(w, i, j)
+    if isinstance(expected, str):
+        assert text.endswith(f": {expected}"), text
+        return
+    band = re.search(r": not sent at this size \(only each row's 32 largest travel\); cells of its colour hold "
+                     r"(\d+\.\d{4}) to (\d+\.\d{4}) \(× even share\)$", text)
+    assert band, text
+    low, high = float(band.group(1)), float(band.group(2))
+    assert low <= expected[0] <= high and high / low < 1.1, (text, expected)  # a narrow band around the true share
+
+
+def test_large_map_zoom_window_moves_in_the_browser_with_the_values_python_sent(server):
     _, _, _, weights = seeded_map(1024)
     w = weights.double().numpy()
     with chromium_page() as page:
@@ -84,18 +106,24 @@ def test_large_map_zoom_window_moves_in_the_browser_with_exact_values(server):
         state = _view(page, "state")
         assert state == {"query": 100, "key": 90, "window": 82, "windowKey": 70, "size": 40, "frame": 0}
         assert page.locator(".av-range").inner_text().startswith("Zoom: queries 83–122, keys 71–110")
-        assert page.locator(".av-readout").inner_text().endswith(f": {w[100, 90]:.4f}")
+        _check_readout(page.locator(".av-readout").inner_text(), w, 100, 90)
         assert {"query": "101", "key": "91", "window": "83", "window_key": "71", "window_size": "40"}.items() \
             <= _params(page).items()
         box = page.locator(".av-grid").bounding_box()  # hover the zoom window's cell (row 5, column 7)
         page.mouse.move(box["x"] + (7.5 / 40) * box["width"], box["y"] + (5.5 / 40) * box["height"])
-        assert page.locator(".av-hover").inner_text().endswith(f"key “78 t78”: {w[87, 77]:.4f}")
+        hover = page.locator(".av-hover").inner_text()
+        assert "key “78 t78”: " in hover
+        _check_readout(hover, w, 87, 77)
+        # A cell of the window among its row's largest (one exact value) and one that is not (a band), both hovered.
+        for wanted in (True, False):
+            i, j = next((i, j) for i in range(82, 122) for j in range(70, min(i + 1, 110)) if (j in _largest(w, i)) == wanted)
+            page.mouse.move(box["x"] + (j - 70 + 0.5) / 40 * box["width"], box["y"] + (i - 82 + 0.5) / 40 * box["height"])
+            _check_readout(page.locator(".av-hover").inner_text(), w, i, j)
         shown = [int(t.split()[0]) - 1 for t in page.locator(".av-bar:not([hidden]) .av-bar-label").all_inner_texts()]
-        largest = sorted(range(101), key=lambda j: (-round(w[100, j], 4), j))[:32]  # the selected key replaces the 32nd
-        assert shown == sorted(largest if 90 in largest else largest[:31] + [90])
+        assert shown == _largest(w, 100)  # each row's 32 largest travel, and the bars show them
         values = page.locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts()
         assert values == [f"{w[100, j]:.4f}" for j in shown]
-        overview = page.locator(".av-overview img").bounding_box()  # a click centres the window there
+        overview = page.locator(".av-overview canvas").bounding_box()  # a click centres the window there
         page.mouse.click(overview["x"] + 0.5 * overview["width"], overview["y"] + 0.25 * overview["height"])
         state = _view(page, "state")  # one screen pixel of the 300 px overview is 3.4 tokens
         assert abs(state["window"] - (256 - 20)) <= 4 and abs(state["windowKey"] - (512 - 20)) <= 4

@@ -110,3 +110,34 @@ def check_every_slider(server: str, screen: str) -> None:
             if frames and len(frames["dims"]) == 1:
                 dim, frame = frames["dims"][0], roots.nth(n).evaluate("r => r.attentionView.state.frame")
                 assert float(params.get(dim["param"], "nan")) == float(dim["values"][frame]), (screen, title, address)
+
+
+def test_the_heads_view_scrubs_every_head_count_and_enter_makes_the_lesson_follow(server):
+    # d_out = 12 at the book's 6 tokens: every divisor's heads are in the view. Its Head slider is as long as the
+    # count picked (head 5 of 4 heads does not exist), and Enter commits both to the lesson (one rerun).
+    metrics = """() => [...document.querySelectorAll('[data-testid="stMetric"]')].map(m => m.innerText.split('\\n').filter(Boolean))"""
+    with chromium_page() as page:
+        page.goto(f"{server}/heads?d_out=12")
+        wait_idle(page)
+        root = page.locator(".av").first
+        count, head = root.locator("input[data-control=frame0]"), root.locator("input[data-control=frame1]")
+        assert (count.get_attribute("max"), count.input_value(), head.get_attribute("max")) == ("6", "2", "2")
+        head.focus()
+        page.keyboard.press("End")  # head 2 of 2
+        count.focus()
+        for _ in range(2):
+            page.keyboard.press("ArrowRight")  # 2 -> 3 -> 4 heads
+        assert head.get_attribute("max") == "4" and head.input_value() == "2"  # the head it was on still exists
+        page.keyboard.press("End")  # 12 heads, then back down to 4: head 12 becomes the last of 4
+        head.focus()
+        page.keyboard.press("End")
+        count.focus()
+        for _ in range(2):
+            page.keyboard.press("ArrowLeft")
+        assert (count.input_value(), head.get_attribute("max"), head.input_value()) == ("4", "4", "4")
+        assert exceptions(page) == []
+        page.keyboard.press("Enter")  # (the address bar already says heads=4: the view writes it on every move)
+        page.wait_for_function(f"() => ({metrics})()[0]?.[1] === '4'", timeout=10_000)
+        wait_idle(page)
+        assert page.evaluate(metrics)[:2] == [["num_heads", "4"], ["head_dim", "3"]]
+        assert "head=4" in page.evaluate("() => location.href") and exceptions(page) == []

@@ -9,7 +9,7 @@ from ui.cache import (causal, dropout_convergence, efficiency_backends, efficien
                       mha_agreement, dropout_stack, normalisations, projection, saturation, stacked,
                       why_scaling_histogram, why_scaling_stack, why_scaling_sweep)
 from ui.checks import agreement, checked, pitfall
-from ui.controls import committed, context_length_picker, heads_picker
+from ui.controls import committed, context_length_picker, heads_picker, valid_context_length
 from ui.display import device_badge, explain, table, table_height
 from ui.draw.code import show_code
 from ui.draw.dropout_view import show_where_dropped
@@ -32,9 +32,11 @@ from ui.teach.quiz import exercises, predict_first
 from ui.teach.dropout_lessons import draw_summary, many_draws, one_cell_by_hand
 from ui.teach.efficiency_lessons import measurement_charts, measurement_summary
 from ui.teach.gpt2_lessons import head_label_grid, head_numbers, missing_weights
-from ui.teach.heads_lessons import head_maps, heads_agreement, out_proj_lesson, parameter_counts, wrapper_vs_split
+from ui.teach.heads_lessons import (count_frames, every_head_count, head_frames, head_maps, heads_agreement,
+                                    one_head_count, out_proj_lesson, parameter_counts, split_lesson,
+                                    wrapper_vs_split)
 from ui.teach.implementations_lessons import (fastest, implementation_agreements, sdpa_kernels,
-                                              stored_implementations, timing_table)
+                                              stored_implementations, timing_chart, timing_table)
 from ui.teach.mask_lessons import mask_and_buffer, what_goes_wrong
 from ui.teach.pitfall_blocks import dropout_pitfalls, heads_pitfalls, mask_pitfalls, softmax_pitfalls
 from ui.teach.softmax_lessons import (TEMPERATURES, normalisation_readout, one_weight_by_hand, overflow_demo,
@@ -43,18 +45,18 @@ from ui.teach.readers import reader_questions
 from ui.teach.train_yourself import train_yourself
 from ui.teach.why_scaling_lessons import scaling_curve, zero_mean_lesson
 from ui.trained_models import (ablation, accuracy_with_off, batch_scores, heads_off_picker, job_progress,
-                               look_closer, look_closer_frames, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
+                               look_closer, look_closer_frames, opening_cell, probe_ids, show_repeated_probe, probe_weights, trained_heads, trained_model,
                                trained_run, training_job, training_step_options)
 from ui.weights_source import heads_weights
 
 __all__ = [
-    "why_scaling_histogram", "why_scaling_stack", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "dropout_stack", "normalisations", "stacked", "causal", "dropout_convergence", "heads", "projection", "context_length_picker", "heads_picker",
+    "why_scaling_histogram", "why_scaling_stack", "why_scaling_sweep", "efficiency_backends", "efficiency_measure", "saturation", "exercise_3_1", "mha_agreement", "dropout_stack", "normalisations", "stacked", "causal", "dropout_convergence", "heads", "projection", "context_length_picker", "heads_picker", "valid_context_length",
     "device_badge", "sharpness_against_d_k", "show_code", "show_matrix", "table", "table_height",
     "show_where_dropped", "committed", "show_view",
     "cached_chart", "draw_image", "png_bytes", "agreement", "checked", "pitfall", "section", "is_open", "chart", "explain", "font_scale", "new_run", "Settings", "current", "sidebar", "clamp", "control", "init_state", "note",
     "sync_url", "set_value", "fragment", "value", "dot_product_latex", "md_escape", "short",
     "predict_first", "exercises", "heads_weights", "reader_questions",
-    "curves", "head_grid", "look_closer", "look_closer_frames", "show_repeated_probe", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
+    "curves", "head_grid", "look_closer", "look_closer_frames", "opening_cell", "show_repeated_probe", "ablation", "job_progress", "training_step_options", "public_mode", "accuracy_with_off", "batch_scores", "heads_off_picker", "probe_ids",
     "probe_weights", "trained_heads", "trained_model", "trained_run", "training_job",
     "GPT2_ENV_VAR", "GPT2_PATH_KEY", "gpt2_attention", "gpt2_download", "gpt2_find", "gpt2_heads", "gpt2_layers", "gpt2_model",
     "gpt2_sentence_input", "gpt2_source", "gpt2_tokens",
@@ -62,8 +64,9 @@ __all__ = [
     "draw_summary", "many_draws", "one_cell_by_hand",
     "measurement_charts", "measurement_summary",
     "head_label_grid", "head_numbers", "missing_weights",
-    "head_maps", "heads_agreement", "out_proj_lesson", "parameter_counts", "wrapper_vs_split",
-    "fastest", "implementation_agreements", "sdpa_kernels", "stored_implementations", "timing_table",
+    "count_frames", "every_head_count", "head_frames", "head_maps", "heads_agreement", "out_proj_lesson",
+    "one_head_count", "parameter_counts", "split_lesson", "wrapper_vs_split",
+    "fastest", "implementation_agreements", "sdpa_kernels", "stored_implementations", "timing_chart", "timing_table",
     "mask_and_buffer", "what_goes_wrong",
     "dropout_pitfalls", "heads_pitfalls", "mask_pitfalls", "softmax_pitfalls",
     "TEMPERATURES", "normalisation_readout", "one_weight_by_hand", "overflow_demo", "precedence_pitfall",

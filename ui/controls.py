@@ -26,12 +26,18 @@ def heads_picker(d_out: int) -> int:
     return control(st.select_slider, "num_heads (divisors of d_out only)", "heads", options=options)
 
 
+def valid_context_length(num_tokens: int) -> int:
+    """The stored context_length, kept at least the number of tokens (with a note when the URL asked for less):
+    called by the lesson too, so a bad link says so even while the buffer's section is closed."""
+    return clamp("context_length", low=num_tokens, high=MAX_TOKENS,
+                 fallback_note=f"context_length {{old}} is shorter than the {num_tokens} tokens (the module would "
+                               f"fail on a {num_tokens} × {num_tokens} score matrix); using {{new}}.")
+
+
 def context_length_picker(num_tokens: int) -> int:
     """CausalAttention's context_length: the size of its mask buffer, from the number of tokens (shorter
     and the module fails on the T × T scores) up to the largest input the app takes."""
-    clamp("context_length", low=num_tokens, high=MAX_TOKENS,
-          fallback_note=f"context_length {{old}} is shorter than the {num_tokens} tokens (the module would fail "
-                        f"on a {num_tokens} × {num_tokens} score matrix); using {{new}}.")
+    valid_context_length(num_tokens)
     if num_tokens >= MAX_TOKENS:
         st.caption(f"context_length = {MAX_TOKENS}: already the largest supported, equal to the number of tokens.")
         return MAX_TOKENS

@@ -4,16 +4,19 @@ import streamlit as st
 from attention_core.drawing import charts
 from attention_core.book.device import DEVICE_CHOICES, pick_device
 from attention_core.book.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
+from attention_core.lessons import move_cost
 from attention_core.lessons.presets import PARAMS
 from ui.cache import cached_inputs
+from ui.public import public_mode, sizes_of
 from ui.settings import Settings, this_run
-from ui.state import control, init_state, note, on_preset_change, value
+from ui.state import control, init_state, keep_within_bound, note, on_preset_change, take_notes_once, value
 
 INPUT_CONTROLS = ("input", "text", "positions", "tokens", "d_in", "seed")  # what makes x (cached_inputs' order)
 
 
 def sidebar() -> Settings:
     init_state()
+    keep_within_bound()  # on a public server: whatever changed the sizes since the last run
     with st.sidebar:
         control(st.selectbox, "Preset", "preset", options=list(PARAMS["preset"].choices),
                 format_func={"book": "Book example", "gpt2-small": "GPT-2 small (1024 tokens)",
@@ -35,6 +38,11 @@ def sidebar() -> Settings:
             control(st.slider, "d_in (embedding size)", "d_in", min_value=1, max_value=PARAMS["d_in"].high)
         control(st.slider, "d_out (query/key/value size)", "d_out", min_value=1, max_value=PARAMS["d_out"].high)
         control(st.number_input, "Seed", "seed", min_value=0, max_value=PARAMS["seed"].high, step=1)
+        if public_mode() and value("preset") != "book":
+            _, d_in, d_out, heads = sizes_of({name: value(name) for name in PARAMS})
+            st.caption(f"This public server computes a custom size live, at most about {move_cost.BUDGET_S:g} s a move: "
+                       f"up to {move_cost.most_tokens(d_in, d_out, heads):,} tokens at d_in {d_in}, d_out {d_out} and "
+                       f"{heads} heads. GPT-2 small's own screens are computed once for everyone.")
         if value("preset") == "book":
             st.caption("Book preset: each screen uses the book's own seed (123, or 789 where the "
                        "book reuses SelfAttention_v2's weights).")
@@ -60,7 +68,7 @@ def sidebar() -> Settings:
                     tokens=inputs.tokens, labels=charts.axis_labels(inputs.tokens), d_out=value("d_out"),
                     seed=value("seed"), device=device, device_note=device_note, colour=value("colour"),
                     presenter=value("presenter"), downloads=value("downloads"), quiz=value("quiz"),
-                    notes=st.session_state["url_notes"] + inputs.notes)
+                    notes=st.session_state["url_notes"] + take_notes_once() + inputs.notes)
 
 
 def current() -> Settings:

@@ -11,9 +11,9 @@ import streamlit as st
 import torch
 
 from attention_core.book.modules import out_proj_parameter_count
-from attention_core.drawing import charts
+from attention_core.drawing.training_charts import probe_labels
 from attention_core.models import head_scores, training
-from attention_core.lessons.presets import PUBLIC_TRAIN_LAYER_STEPS
+from attention_core.lessons.presets import PARAMS, PUBLIC_TRAIN_LAYER_STEPS
 from ui import gate, jobs
 from ui.public import public_mode
 from attention_core.models.toy_tasks import TASKS, from_text, repeated_segment
@@ -163,7 +163,7 @@ def trained_heads(settings, layer: int, task: str = "repeat"):
     tokens = [TASKS[task].symbols[t] for t in run.probe.tolist()]
     d = record["inputs"].shape[-1]
     shown = dataclasses.replace(settings, x=record["inputs"][0], inputs_id=("trained", task, layer), tokens=tokens,
-                                labels=charts.axis_labels(tokens), d_out=d)
+                                labels=probe_labels(TASKS[task].symbols, run.probe), d_out=d)
     return shown, {"mha": record, "wrapper": None, "device": "cpu", "note": None, "out_proj_params": out_proj_parameter_count(d)}
 
 
@@ -185,6 +185,18 @@ def look_closer(task: str, layers: int, heads: int) -> tuple[int, int]:
     layer = clamp("layer", low=1, high=layers, fallback_note=f"Layer {{old}} does not exist ({layers} layers); showing layer {{new}}.")
     head = clamp("head", low=1, high=heads, fallback_note=f"Head {{old}} does not exist ({heads} heads); showing head {{new}}.")
     return layer, head
+
+
+def opening_cell(task: str, ids, weights) -> tuple[int, int] | None:
+    """The (query, key), 0-based, Look closer opens on, unless the URL or a commit chose a query and key (None):
+    in a repeat probe the copy's first token, where an induction head has something to find; in the other tasks
+    the last token, which sees every key. The key is the one the opening head weighs most there.
+    weights: (T, T), the map the view opens on."""
+    if value("query") != PARAMS["query"].default or value("key") != PARAMS["key"].default:
+        return None
+    found = repeated_segment(ids) if task == "repeat" else None
+    query = found[1] if found else len(ids) - 1
+    return query, int(torch.as_tensor(weights)[query, :query + 1].argmax())
 
 
 def look_closer_frames(layers: int, heads: int, steps, layer: int, head: int) -> dict:

@@ -253,7 +253,7 @@ def loglog(frame: pd.DataFrame, y: str, title: str, y_title: str, colours: dict[
     scale = alt.Scale(domain=shown, range=[colours[label] for label in shown])
     return alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X("tokens:Q", scale=alt.Scale(type="log", base=2), title="sequence length T (tokens)",
-                axis=alt.Axis(values=sorted(frame["tokens"].unique().tolist()), format="d")),
+                axis=alt.Axis(values=sorted(frame["tokens"].unique().tolist()), format=",d")),
         y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
         color=alt.Color("label:N", scale=scale, title=None, legend=alt.Legend(labelLimit=0)),
         tooltip=["tokens:Q", "label:N", alt.Tooltip(f"{y}:Q", format=",.3f")],

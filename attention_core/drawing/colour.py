@@ -153,14 +153,9 @@ def _hatch(rgb: np.ndarray, where: np.ndarray) -> None:
     rgb[where & ~stripe] = MASKED_STRIPE
 
 
-def matrix_image(matrix, kind: str = "weights", cell_px: int = 1, masked: np.ndarray | None = None,
-                 value_range: tuple[float, float] | None = None) -> np.ndarray:
-    """A matrix as an RGB image (uint8, cell_px pixels per cell), in the heatmaps' colours.
-
-    kind: "weights" (0..1 blues), "share" (values are log2 shares, see `shares`, over value_range),
-    "scores" (red-blue, white at 0: see score_range, or value_range), "scores_unit" (scores already in -1..1),
-    "mask" (two tones: 0 light, 1 dark). Infinite or missing cells, and `masked` ones, are hatched grey.
-    """
+def fractions(matrix, kind: str = "weights", value_range: tuple[float, float] | None = None):
+    """(t: where each cell sits on its palette, 0..1 before clipping; missing cells; the palette), as matrix_image
+    colours them (its kinds and value_range). The attention view sends t as shades and ramps the same stops."""
     values = np.asarray(matrix, dtype=np.float64)
     missing = ~np.isfinite(values)
     if kind == "share":
@@ -177,6 +172,18 @@ def matrix_image(matrix, kind: str = "weights", cell_px: int = 1, masked: np.nda
     else:
         t = values
         palette = BLUES
+    return t, missing, palette
+
+
+def matrix_image(matrix, kind: str = "weights", cell_px: int = 1, masked: np.ndarray | None = None,
+                 value_range: tuple[float, float] | None = None) -> np.ndarray:
+    """A matrix as an RGB image (uint8, cell_px pixels per cell), in the heatmaps' colours.
+
+    kind: "weights" (0..1 blues), "share" (values are log2 shares, see `shares`, over value_range),
+    "scores" (red-blue, white at 0: see score_range, or value_range), "scores_unit" (scores already in -1..1),
+    "mask" (two tones: 0 light, 1 dark). Infinite or missing cells, and `masked` ones, are hatched grey.
+    """
+    t, missing, palette = fractions(matrix, kind, value_range)
     rgb = _ramp(np.where(missing, 0, t), palette)
     if masked is not None:
         missing = missing | masked

@@ -65,12 +65,19 @@ def overview(values: np.ndarray, kind: str, weight_scale: str = "absolute"):
     geometric mean of a block's shares); scores: block means. A block with no visible cell is
     hatched as masked.
     """
+    reduced, colour_kind, (low, high), blocks = overview_blocks(values, kind, weight_scale)
+    image = colour.matrix_image(reduced, colour_kind, max(1, 512 // max(reduced.shape)), value_range=(low, high))
+    return image, blocks, (low, high)
+
+
+def overview_blocks(values: np.ndarray, kind: str, weight_scale: str = "absolute"):
+    """(the reduced matrix, the colour.matrix_image kind and range it is drawn with, how it was reduced): the
+    overview before it becomes pixels (the attention view sends these blocks as shades)."""
     factor = overview_factor(max(values.shape))
     if kind == "share" or (kind == "weights" and weight_scale == "share"):  # kind "share": the same, said short
         _, shares, (low, high) = colour.share_context(values)
         reduced = block_reduce(np.where(shares == -np.inf, low, shares), factor, "mean")  # nan stays masked
-        how = "mean of the log shares"
-        image = colour.matrix_image(reduced, "share", max(1, 512 // max(reduced.shape)), value_range=(low, high))
+        how, kind = "mean of the log shares", "share"
     else:
         how = "mean" if kind == "scores" else "max"
         masked = colour.masked_cells(values) if kind == "weights" else np.zeros(values.shape, dtype=bool)
@@ -79,10 +86,9 @@ def overview(values: np.ndarray, kind: str, weight_scale: str = "absolute"):
         # diagonal (x · x) does not wash every other block out to white.
         low, high = (colour.score_range(reduced, SCORE_PERCENTILE) if kind == "scores"
                      else colour.colour_range(values, kind))
-        image = colour.matrix_image(reduced, kind, max(1, 512 // max(reduced.shape)), value_range=(low, high))
     blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
-    return image, blocks, (low, high)
+    return reduced, kind, (low, high), blocks
 
 
 def dropped_overview(keep, visible):

@@ -2,7 +2,8 @@
 
 Plain Altair, no Streamlit. The hue says the head a float belongs to, the shade its token (light
 for the first token, dark for the last), so a run of one colour is one head and a change of shade
-inside it is a new token. The picked element gets a thick black outline in every picture.
+inside it is a new token. The picked element gets a thick black outline in every picture. Indices are
+PyTorch's, 0-based, everywhere: token 0, head 0, dim 0 are the first of each.
 """
 import altair as alt
 import pandas as pd
@@ -25,36 +26,49 @@ def _ink(fill: str) -> str:
 
 def cell_frame(cells: list[dict], tokens: int, text: str = "offset") -> pd.DataFrame:
     """cells from memory_layout (panel, row, col, offset, token, head, value, picked), with colours and the
-    text printed in each cell: its storage offset, or 't<token>' for the flat storage."""
+    text printed in each cell: its storage offset, or 't<token>' for the flat storage. Every index stays
+    PyTorch's, 0-based, as in the table and the pickers of the screen: token 0 is the first token."""
     frame = pd.DataFrame(cells)
     frame["fill"] = [cell_colour(h, t, tokens) for h, t in zip(frame["head"], frame["token"])]
     frame["ink"] = [_ink(f) for f in frame["fill"]]
-    frame["label"] = (frame["offset"].astype(str) if text == "offset"
-                      else "t" + (frame["token"] + 1).astype(str))
-    frame["token"] += 1  # shown 1-based, like every other screen
-    frame["head"] += 1
+    frame["label"] = frame["offset"].astype(str) if text == "offset" else "t" + frame["token"].astype(str)
     return frame
 
 
+CELL_PX = 36  # a cell's side at font scale 1: two or three digits at a readable size
+FIT_PX = {"full": 1000, "half": 470}  # the width one picture may take of a normal main column, at font scale 1
+FIT_ROWS_PX = 520  # and its height: at presenter scale (1.6) about 830 px, one slide with its title
+
+
+def cell_size(columns: int, font_scale: float = 1.0, room: str = "full", rows: int = 1) -> int:
+    """The side of a cell: CELL_PX grown with the font scale (presenter mode), shrunk so that `columns` × `rows`
+    cells fit the picture's room ("full" width or "half" of two side by side), never below 22 px."""
+    wide, tall = FIT_PX[room] * font_scale // max(1, columns), FIT_ROWS_PX * font_scale // max(1, rows)
+    return int(max(22, min(round(CELL_PX * font_scale), wide, tall)))
+
+
 def memory_cells(frame: pd.DataFrame, title: str, panel: str | None = None, row: str = "row",
-                 col: str = "col", cell: int = 30) -> alt.Chart:
-    """One square per float; `panel` names the facets (e.g. 'head'), None for one picture."""
+                 col: str = "col", cell: int = CELL_PX) -> alt.Chart:
+    """One square per float, `cell` pixels a side, its text scaled with it; `panel` names the facets (e.g.
+    'head', numbered from 0), None for one picture."""
+    axis = dict(labelFontSize=round(cell * 0.36), titleFontSize=round(cell * 0.38))  # the room's size, as the cells
     base = alt.Chart().encode(
-        x=alt.X("col:O", title=col, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("row:O", title=row),
-        tooltip=[alt.Tooltip("offset:Q", title="storage offset"), alt.Tooltip("token:Q", title="token"),
-                 alt.Tooltip("head:Q", title="head"), alt.Tooltip("value:Q", format=".4f")],
+        x=alt.X("col:O", title=col, axis=alt.Axis(labelAngle=0, **axis)),
+        y=alt.Y("row:O", title=row, axis=alt.Axis(**axis)),
+        tooltip=[alt.Tooltip("offset:Q", title="storage offset"), alt.Tooltip("token:Q", title="token (0-based)"),
+                 alt.Tooltip("head:Q", title="head (0-based)"), alt.Tooltip("value:Q", format=".4f")],
     )
     rects = base.mark_rect().encode(
         color=alt.Color("fill:N", scale=None),
         stroke=alt.condition("datum.picked", alt.value("#000000"), alt.value("#ffffff")),
-        strokeWidth=alt.condition("datum.picked", alt.value(4), alt.value(1)),
+        strokeWidth=alt.condition("datum.picked", alt.value(max(3, cell // 9)), alt.value(1)),
     )
-    text = base.mark_text(fontSize=11).encode(text="label:N", color=alt.Color("ink:N", scale=None))
+    text = base.mark_text(fontSize=round(cell * 0.4)).encode(text="label:N", color=alt.Color("ink:N", scale=None))
     width = height = alt.Step(cell)  # a fixed size per cell, as the heatmaps do
     if panel is None:
         return alt.layer(rects, text, data=frame).properties(width=width, height=height, title=title)
-    frame = frame.assign(panel_name=[f"{panel} {p + 1}" for p in frame["panel"]])
+    frame = frame.assign(panel_name=[f"{panel} {p}" for p in frame["panel"]])
     layered = alt.layer(rects, text).properties(width=width, height=height)
-    return layered.facet(column=alt.Column("panel_name:N", title=None, sort=None, header=alt.Header(labelFontSize=13)),
-                         data=frame).properties(title=title)
+    header = alt.Header(labelFontSize=round(cell * 0.45), labelColor="#111827")
+    return layered.facet(column=alt.Column("panel_name:N", title=None, sort=None, header=header),
+                         data=frame, spacing=max(8, cell // 3)).properties(title=title)

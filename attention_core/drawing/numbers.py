@@ -19,6 +19,13 @@ def fixed(number: float, decimals: int = 4) -> str:
     return f"{number:.{decimals}f}"
 
 
+def places(number: float, decimals: int = 4) -> str:
+    """A fixed number of decimals, trailing zeros kept so that a column's digits line up ("1.0000" beside
+    "0.0093"), thousands separated, and never "-0.0000" for a tiny negative that rounds to zero."""
+    text = f"{number:,.{decimals}f}"
+    return text
+
+
 def whole(number: float) -> str:
     """1024 stays 1024; 2147483647 becomes 2,147,483,647 (not 2.14748e+09)."""
     return f"{number:,.0f}" if abs(number) >= 10_000 else f"{number:g}"
@@ -44,16 +51,26 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def plain(number: float) -> str:
-    """A number as plain text (captions, legends), never LaTeX: `short` from 10^-4 to 10^5, else
-    "1.121 × 10⁶" or "10⁻⁵" with Unicode superscripts."""
+    """A number as plain text (captions, legends, tables), never LaTeX: `short` from 10^-4 to 10^5 with
+    thousands separators (18,911.6121), else "1.121 × 10⁶" or "10⁻⁵" with Unicode superscripts."""
     if not math.isfinite(number):
         return fixed(number)
     if number == 0 or 1e-4 <= abs(number) < 1e5:
-        return short(number)
-    mantissa, exponent = f"{number:.3e}".split("e")
-    mantissa = mantissa.rstrip("0").rstrip(".")
+        text = f"{number:,.4f}".rstrip("0").rstrip(".")  # short(), with separators: not for st.latex
+        return "0" if text in ("-0", "") else text
+    return scientific(number, 3, trim=True)
+
+
+def scientific(number: float, decimals: int = 1, trim: bool = False) -> str:
+    """Plain-text scientific notation: 4.8e-07 -> "4.8 × 10⁻⁷", 1e-05 -> "10⁻⁵" (a mantissa of 1 is left out),
+    0 -> "0". A fixed number of decimals (differences, gradients: one column, one look); trim drops trailing zeros."""
+    if number == 0 or not math.isfinite(number):
+        return "0" if number == 0 else fixed(number)
+    mantissa, exponent = f"{number:.{decimals}e}".split("e")
+    if trim:
+        mantissa = mantissa.rstrip("0").rstrip(".")
     power = "10" + str(int(exponent)).translate(_SUPERSCRIPT)
-    return power if mantissa == "1" else f"{mantissa} × {power}"
+    return power if float(mantissa) == 1 else f"{mantissa} × {power}"
 
 
 def within_tolerance(difference: float) -> str:

@@ -6,12 +6,14 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from attention_core.drawing.charts import SCALES, axis_labels, to_spec
+from attention_core.drawing.charts import SCALES, to_spec
 
 
 def probe_labels(symbols: str, ids) -> list[str]:
-    """Axis labels of a probe sequence: each token's symbol, numbered (a symbol repeats)."""
-    return axis_labels([symbols[int(t)] for t in ids])
+    """Axis labels of a probe sequence: each token's position (1-based; a symbol repeats), then its symbol in
+    quotes. Symbols include digits: "2 2" or "1 I" would read as 22 and 11, "2 “2”" and "1 “I”" cannot. The
+    position comes first, as every label of the app's attention view does."""
+    return [f"{n + 1} “{symbols[int(t)]}”" for n, t in enumerate(ids)]
 
 
 def history_frame(history: dict, every: int = 10) -> pd.DataFrame:
@@ -64,12 +66,18 @@ def head_grid_frame(weights, labels: list[str]) -> pd.DataFrame:
                          "weight": values.ravel()[seen]})
 
 
-def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "") -> alt.FacetChart:
-    """Loss and accuracy against the training step, side by side (frame: step, measure, value),
-    with a rule at `step`."""
+def training_curves(frame: pd.DataFrame, step: int | None = None, title: str = "",
+                    font_scale: float = 1.0) -> alt.FacetChart:
+    """Loss and accuracy against the training step, side by side (frame: step, measure, value), with a rule at
+    `step`. Big enough for a room, every font set here (a live run and a finished one look the same), all of it
+    growing with the font scale (presenter mode)."""
+    labels, titles = 13 * font_scale, 14 * font_scale
+    axis = dict(labelFontSize=labels, titleFontSize=titles)
     base = alt.Chart(frame)
-    lines = base.mark_line().encode(x=alt.X("step:Q", title="training step"), y=alt.Y("value:Q", title=None),
-                                    color=alt.Color("measure:N", legend=None))
+    lines = base.mark_line(strokeWidth=2 * min(font_scale, 1.5)).encode(
+        x=alt.X("step:Q", title="training step", axis=alt.Axis(format=",d", **axis)),
+        y=alt.Y("value:Q", title=None, axis=alt.Axis(**axis)), color=alt.Color("measure:N", legend=None))
     marker = base.mark_rule(color="#f59e0b", strokeWidth=2).encode(x=alt.datum(-1 if step is None else step))
-    return alt.layer(lines, marker).properties(width=340, height=160).facet(
-        column=alt.Column("measure:N", title=title or None)).resolve_scale(y="independent")
+    header = alt.Header(labelFontSize=titles, titleFontSize=titles, labelFontWeight="bold")
+    return alt.layer(lines, marker).properties(width=round(440 * font_scale), height=round(170 * font_scale)).facet(
+        column=alt.Column("measure:N", title=title or None, header=header)).resolve_scale(y="independent")

@@ -1,26 +1,32 @@
 """What the browser-side attention view needs, computed in Python: numbers as fixed-point codes,
-shades on the app's colour scales, the overview image, and the terms of one worked cell.
+shades on the app's colour scales (view_shades.py), the overview's blocks, and the terms of one worked cell.
 
 The browser only selects, formats and colours these; it computes no attention math. Every number it
 prints is an integer code c meaning c / 10**DECIMALS, rounded here exactly as Python's f"{x:.4f}" rounds,
 so the browser's text equals Python's text. Codes and shades are lists of integers, which Streamlit
 sends as Arrow columns (uint16 for weights: 2 bytes a cell; a causal map sends only its lower triangle).
+Above EXACT_MAX tokens a map drawn as a matrix sends a 1-byte shade a cell (the picture) and exact codes only
+where the view prints numbers: each row's TOP_KEYS largest (its bars), and for any other cell the range of
+values its shade holds (the readout says the value was not sent).
 """
-import base64
 import hashlib
 
 import numpy as np
 import pandas as pd
 
-from attention_core.drawing import colour, matrix_images
+from attention_core.drawing import colour
+from attention_core.drawing.view_shades import SHADE_MASKED, bands, overview_shades, shade_fractions, shades_of, stops_hex
 
 DECIMALS = 4
 CELLS_MAX = 64  # up to this many tokens every cell is drawn; above, an overview image and a zoom window
 WINDOW_SIZES = (32, 40, 48, 56, 64)
 TOP_KEYS = 32  # a row longer than CELLS_MAX shows its 32 largest keys as bars: only those travel for bars alone
+# Up to this many tokens every cell's exact value travels (a causal map's codes are 3 bytes a cell with its shade,
+# no more than a shade and 32 codes with their keys a row until here); above, the shade of every cell and each
+# row's TOP_KEYS codes: 1,024 tokens 0.66 MB a causal map instead of 1.6, scores 1.2 MB instead of 5.2.
+EXACT_MAX = 128
 ARITHMETIC_MAX = 64  # q and k rows and the scores travel for the worked cell only up to this many tokens
 VECTOR_SHOWN = 8  # a context vector prints its first 8 entries (768 at GPT-2 size would be 3 MB a screen)
-SHADE_MASKED = 255  # shades 0..254 are palette positions; 255 is a masked or missing cell (hatched grey)
 
 
 def fixed_codes(values, decimals: int = DECIMALS) -> np.ndarray:
@@ -45,29 +51,6 @@ def fixed_codes(values, decimals: int = DECIMALS) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-def shade_fractions(values: np.ndarray, kind: str, scale: str, masked: np.ndarray):
-    """(t in 0..1 per cell, palette, (low, high) of the colour bar, legend text), as colour.py colours.
-
-    kind "weights" with scale "share" colours log2(weight × visible keys) over the map's 2nd..98th
-    percentile; "absolute" colours 0..1; kind "scores" is diverging around 0."""
-    if kind == "weights" and scale == "share":
-        shares = colour.shares(values, masked)
-        low, high = colour.share_range(shares)
-        t = (np.where(shares == -np.inf, low, shares) - low) / (high - low)
-        legend = f"{colour.times_even(low)} … {colour.times_even(high)} (this map's 2nd–98th percentile)"
-        return t, colour.SHARES, (low, high), legend
-    if kind == "scores":
-        finite = values[np.isfinite(values) & ~masked]
-        spread = float(np.abs(finite).max()) if finite.size else 1.0
-        spread = spread or 1.0
-        return (values / spread + 1) / 2, colour.REDBLUE, (-spread, spread), f"−{spread:.4g} … {spread:.4g}"
-    return values, colour.BLUES, (0.0, 1.0), "0 … 1"
-
-
-def _hex(palette: np.ndarray) -> list[str]:
-    return ["#%02x%02x%02x" % tuple(int(round(c)) for c in stop) for stop in palette]
-
-
 def _causal(values: np.ndarray, kind: str) -> np.ndarray:
     if kind == "scores":  # a masked score is -inf; only a whole upper triangle of them counts as causal
         above = np.triu(np.ones(values.shape, dtype=bool), k=1)
@@ -87,58 +70,71 @@ def stored_cells(rows: int, cols: int, layout: str) -> tuple[np.ndarray, np.ndar
     return np.indices((rows, cols)).reshape(2, -1)
 
 
-def _png_base64(rgb: np.ndarray) -> str:
-    return base64.b64encode(matrix_images.png_bytes(rgb)).decode("ascii")
-
-
-def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0):
-    """Maps as the view reads them: ({code, shade} per stored cell, frame after frame; the meta: kind, layout,
-    palette, and each frame's legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured
-    on its own range (a share scale's percentiles, a score map's largest |ω|), like a map drawn alone.
-    top: send only each row's `top` largest cells (and their keys), for a map drawn only as rows' bars."""
+def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool = False):
+    """Maps as the view reads them: ({table name: DataFrame}, meta: kind, layout, exact, palette, each frame's
+    legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured on its own range (a share scale's
+    percentiles, a score map's largest |ω|), like a map drawn alone. Without `top`, "cells" holds every stored
+    cell's {code, shade}, frame after frame. top: only each row's `top` largest cells' codes travel (with their
+    keys): for a map drawn only as rows' bars, "cells" holds just those {code, shade, key} (layout "top"); with
+    `picture` (a matrix above EXACT_MAX), "cells" holds every stored cell's shade, "top" the {code, key} and
+    "bands" each shade's lowest and highest value (frame after frame, 256 a frame) for the other cells' readout."""
     stack = stack[None] if stack.ndim == 2 else stack  # (F, T, T)
     masked = np.stack([_causal(values, kind) for values in stack])  # (F, T, T)
     above = np.triu(np.ones(stack.shape[1:], dtype=bool), k=1)
     if masked.any() and all(np.isin(values[above], (0.0, -np.inf)).all() for values in stack):
         masked[:] = above  # one causal frame makes all causal (a frame of dropout at p = 1 is all zeros, still causal)
     causal = bool(masked.any(axis=0).any() and masked.all(axis=0).sum() == masked.any(axis=0).sum())
-    layout = "top" if top else "lower" if causal else "full"
-    codes, shades, keys, legends, domains = [], [], [], [], []
+    layout = "top" if top and not picture else "lower" if causal else "full"
+    codes, shades, keys, ends, legends, domains = [], [], [], [], [], []
     # The stored cells in the order sent: every cell row by row, or the lower triangle (j <= i) row by row, which
     # is what a boolean mask picks (stored_cells' order) without building 2 M indices for a fancy gather. A causal
     # map with more rows than keys pads its triangle past the last key: that one still goes through the gather.
     rows, cols = stack.shape[1:]
     lower = np.tri(rows, cols, dtype=bool) if layout == "lower" and rows <= cols else None  # (T, T)
-    gather = bool(top) or (layout == "lower" and lower is None)
     for values, hidden in zip(stack, masked):
         t, palette, (low, high), legend = shade_fractions(values, kind, scale, hidden)
-        t = np.nan_to_num(t, nan=0.0)  # a new array: never the caller's values (the "absolute" scale returns them)
-        np.clip(t, 0, 1, out=t)
-        t *= SHADE_MASKED - 1
-        shade = np.rint(t, out=t).astype(np.uint8)  # (T, T)
         hidden = hidden | ~np.isfinite(values)
-        shade[hidden] = SHADE_MASKED
+        shade = shades_of(t, hidden)  # (T, T)
         code = fixed_codes(values)  # (T, T)
-        if gather:
-            i, j = _top_cells(code, hidden, top) if top else stored_cells(rows, cols, layout)
-            sent, inside = np.minimum(j, values.shape[1] - 1), j < values.shape[1]  # padding points past the last key
+        if top:  # each row's largest: the bars' numbers
+            i, j = _top_cells(code, hidden, top)
+            sent, inside = np.minimum(j, cols - 1), j < cols  # padding points past the last key
             codes.append(np.where(inside, code[i, sent], 0))
-            shades.append(np.where(inside, shade[i, sent], SHADE_MASKED).astype(np.uint8))
             keys.append(j)
-        else:
-            codes.append(code[lower] if lower is not None else code.reshape(-1))
-            shades.append(shade[lower] if lower is not None else shade.reshape(-1))
+            if not picture:
+                shades.append(np.where(inside, shade[i, sent], SHADE_MASKED).astype(np.uint8))
+        if layout != "top":  # every stored cell's shade, and its code unless only the largest travel
+            if lower is None and layout == "lower":
+                i, j = stored_cells(rows, cols, layout)
+                sent, inside = np.minimum(j, cols - 1), j < cols
+                shades.append(np.where(inside, shade[i, sent], SHADE_MASKED).astype(np.uint8))
+                if not top:
+                    codes.append(np.where(inside, code[i, sent], 0))
+            else:
+                shades.append(shade[lower] if lower is not None else shade.reshape(-1))
+                if not top:
+                    codes.append(code[lower] if lower is not None else code.reshape(-1))
+        if picture:
+            ends.append(bands(values, shade, hidden, kind == "weights" and scale == "share", DECIMALS))
         legends.append(legend)
         domains.append([low, high])
     codes = np.concatenate(codes)
-    code_type = np.uint16 if codes.min() >= 0 and codes.max() <= np.iinfo(np.uint16).max else np.int32
-    frame = pd.DataFrame({"code": codes.astype(code_type), "shade": np.concatenate(shades)})
-    if top:
-        frame["key"] = np.concatenate(keys).astype(np.uint16)
+    codes = codes.astype(np.uint16 if codes.min() >= 0 and codes.max() <= np.iinfo(np.uint16).max else np.int32)
+    shades = np.concatenate(shades)
+    if not top:
+        tables = {"cells": pd.DataFrame({"code": codes, "shade": shades})}
+    elif not picture:
+        tables = {"cells": pd.DataFrame({"code": codes, "shade": shades, "key": np.concatenate(keys).astype(np.uint16)})}
+    else:
+        ends = np.concatenate(ends).clip(np.iinfo(np.int32).min, np.iinfo(np.int32).max).astype(np.int32)
+        tables = {"cells": pd.DataFrame({"shade": shades}),
+                  "top": pd.DataFrame({"code": codes, "key": np.concatenate(keys).astype(np.uint16)}),
+                  "bands": pd.DataFrame({"low": ends[:, 0], "high": ends[:, 1]})}
     meta = {"rows": stack.shape[1], "cols": stack.shape[2], "kind": kind, "layout": layout, "decimals": DECIMALS,
-            "stops": _hex(palette), "legend": legends[0], "domain": domains[0], "legends": legends,
-            "framed": stack.shape[0] > 1, "causal": causal, "top": top or 0}
-    return frame, meta
+            "stops": stops_hex(palette), "legend": legends[0], "domain": domains[0], "legends": legends,
+            "framed": stack.shape[0] > 1, "causal": causal, "top": top or 0, "exact": "top" if top else "all",
+            "band_unit": "× even share" if kind == "weights" and scale == "share" else ""}
+    return tables, meta
 
 
 def _top_cells(code: np.ndarray, hidden: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +175,9 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     frames: matrix is a stack (F, T, T), one map per value of a control the browser scrubs (a temperature, a
     head, a training step): {"name": the slider's label, "param": its URL parameter, "values": the URL
     values, "labels": the slider's texts, "initial": the starting index}, or {"dims": [two such dicts without
-    "initial"], "initial": flat index} for a grid (layer × head: F = layers · heads, the first outermost).
+    "initial"], "initial": flat index} for a grid (layer × head: F = layers · heads, the first outermost). The
+    last dim may be ragged: "lengths" gives, for each value of the dim before, how many of its values exist
+    there (num_heads × head: head 3 does not exist with 2 heads), and only those frames are in the stack.
     An `also` map or a vector may be a stack of the same F, or one map for every frame. dropped_from: which `also` map (1 = the first) holds the
     weights before dropout; a main-row bar that is 0 where that one is not is marked as dropped.
     url_selection: False for a map that is not of the app's tokens (an experiment's): the browser then writes
@@ -187,8 +185,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
     rows, cols = values.shape[-2:]
     rows_only = "matrix" not in parts and cols > CELLS_MAX  # the bars show at most TOP_KEYS of a long row
-    frame, meta = _cells(values, kind, scale, TOP_KEYS if rows_only else 0)
-    data = {"cells": frame}
+    picture = "matrix" in parts and max(rows, cols) > EXACT_MAX  # every cell's shade, the bars' exact values
+    data, meta = _cells(values, kind, scale, TOP_KEYS if rows_only or picture else 0, picture)
     size = min(max(window_size, WINDOW_SIZES[0]), WINDOW_SIZES[-1], rows)
     # The view keeps its own selection across reruns while this id stays: new numbers for the same tokens
     # (another d_out, seed or temperature) keep the query the visitor is looking at.
@@ -206,20 +204,17 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         "also": [], "vectors": [], "frames": frames, "dropped_from": dropped_from, "url_selection": url_selection,
     }
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
-        data[f"also{n}"], extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale,
-                                              TOP_KEYS if cols > CELLS_MAX else 0)
+        tables, extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale,
+                                    TOP_KEYS if cols > CELLS_MAX else 0)
+        data[f"also{n}"] = tables["cells"]
         meta["also"].append(extra_meta | {"title": name})
     for n, (name, vector, *fields) in enumerate(vectors):
         vector = np.asarray(vector, dtype=np.float64)  # (T, d), or (F, T, d)
         data[f"vector{n}"] = _codes(vector[..., :VECTOR_SHOWN])  # the view prints only these
         meta["vectors"].append({"name": name, "d": vector.shape[-1], "sent": min(vector.shape[-1], VECTOR_SHOWN),
                                 "framed": vector.ndim == 3, "fields": list(fields[0]) if fields else None})
-    if max(rows, cols) > CELLS_MAX and "matrix" in parts:  # a view of rows only draws no overview (5 PNGs a rerun on /softmax)
-        pngs = []
-        for one in values.reshape(-1, rows, cols):
-            image, blocks, _ = matrix_images.overview(one, "share" if scale == "share" else kind)
-            pngs.append(_png_base64(image))
-        meta["overview"] = {"png": pngs, "blocks": blocks}
+    if max(rows, cols) > CELLS_MAX and "matrix" in parts:  # a view of rows only draws no overview (5 a rerun on /softmax)
+        data["overview"], meta["overview"] = overview_shades(values.reshape(-1, rows, cols), "share" if scale == "share" else kind)
     if q is not None and k is not None and scores is not None and max(rows, cols) <= ARITHMETIC_MAX:
         q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)  # (T, d) each
         meta["d"] = q.shape[1]

@@ -120,7 +120,8 @@ def _peak(fn, device, existing):
 def machine(device: str) -> str:
     """Where a measurement ran, in words, for the table's caption."""
     cpu = platform.processor() or platform.machine()
-    return f"{describe(device)}, {torch.get_num_threads()} threads, {cpu}, torch {torch.__version__}"
+    threads = torch.get_num_threads()
+    return f"{describe(device)}, {threads} thread{'s' if threads != 1 else ''}, {cpu}, torch {torch.__version__}"
 
 
 def sweep(device: str, sizes=TOKEN_SIZES, repeats: int = 3, keys=tuple(IMPLEMENTATIONS), on_step=None,

@@ -65,7 +65,7 @@ def overflow_claim(naive: torch.Tensor) -> str | None:
     if not bool(bad.any()):
         return None
     return (f"The naive exp / sum overflows on {whole(int(bad.sum()))} of {whole(bad.numel())} rows of these scores "
-            "(nan): the failure the overflow section below demonstrates, so it is not compared with torch.softmax.")
+            "(nan): the failure the section “Large scores” demonstrates, so it is not compared with torch.softmax.")
 
 
 def leak_claim(unmasked_row: torch.Tensor, q: int, names: list[str], who: str) -> str:

@@ -21,7 +21,7 @@ from torch.utils._pytree import tree_leaves
 
 from attention_core.book import stages
 from attention_core.book.device import run_with_fallback
-from attention_core.drawing.numbers import size_in_bytes
+from attention_core.drawing.numbers import scientific, size_in_bytes
 
 # What is compared. "sdpa" lets PyTorch pick a kernel; the others force one backend.
 LABELS = {
@@ -36,6 +36,7 @@ BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIE
             "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}
 TOLERANCE = 1e-5  # float32: course and fused outputs must agree this closely
 CPU_MEMORY_LIMIT = 1 << 30  # on the CPU a method whose predicted peak exceeds 1 GiB is skipped
+MIN_SECONDS = 0.1  # each method is timed until its calls add up to this: a handful of 1 ms calls is noise
 _UNAVAILABLE = ("No available kernel", "No viable backend")  # SDPA's words for "not for these inputs"
 
 
@@ -121,18 +122,26 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def time_call(fn, device: str, repeats: int = 3, warmup: int = 1) -> float:
-    """Median seconds of `repeats` calls after `warmup` calls (GPU work waited for)."""
+def timings(fn, device: str, repeats: int = 3, warmup: int = 1, min_seconds: float = 0.0,
+            max_calls: int = 200) -> list[float]:
+    """Seconds of each timed call after `warmup` untimed ones (GPU work waited for): at least `repeats` calls,
+    and more until they add up to `min_seconds` (at most `max_calls`), so that a 1 ms call is not judged on
+    three samples while a 1 s call is not repeated for minutes."""
     for _ in range(warmup):
         fn()
     times = []
-    for _ in range(max(1, repeats)):
+    while len(times) < max(1, repeats) or (sum(times) < min_seconds and len(times) < max_calls):
         _sync(device)
         start = time.perf_counter()
         fn()
         _sync(device)
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return times
+
+
+def time_call(fn, device: str, repeats: int = 3, warmup: int = 1) -> float:
+    """Median seconds of `repeats` calls after `warmup` calls (GPU work waited for)."""
+    return statistics.median(timings(fn, device, repeats, warmup))
 
 
 class _LiveTensorBytes(TorchDispatchMode):
@@ -183,13 +192,13 @@ def peak_bytes(fn, device: str, existing=()):
 
 
 def _measure(device: str, batch: int, heads: int, head_dim: int, num_tokens: int, repeats: int,
-             methods, dtype: torch.dtype, memory_limit: int | None) -> list[dict]:
+             methods, dtype: torch.dtype, memory_limit: int | None, min_seconds: float) -> list[dict]:
     q, k, v = random_qkv(batch, heads, num_tokens, head_dim, device, dtype, seed=num_tokens)
     mask = stages.causal_mask(num_tokens, device)  # the module's buffer: built once, outside the timing
     rows, reference = [], None
     for method in methods:
-        row = {"tokens": num_tokens, "method": method, "label": LABELS[method], "seconds": None,
-               "peak_bytes": None, "max_abs_diff": None, "status": "ok", "device": device}
+        row = {"tokens": num_tokens, "method": method, "label": LABELS[method], "seconds": None, "fastest_s": None,
+               "calls": 0, "peak_bytes": None, "max_abs_diff": None, "status": "ok", "device": device}
         rows.append(row)
         need = predicted_peak_bytes(method, batch, heads, num_tokens, head_dim, q.element_size())
         if device != "cuda" and memory_limit is not None and need > memory_limit:
@@ -206,7 +215,8 @@ def _measure(device: str, batch: int, heads: int, head_dim: int, num_tokens: int
                 warnings.simplefilter("ignore")
                 out = fn()  # also the warm-up
                 _, row["peak_bytes"] = peak_bytes(fn, device, existing=(q, k, v, mask))
-                row["seconds"] = time_call(fn, device, repeats, warmup=0)
+                calls = timings(fn, device, repeats, warmup=0, min_seconds=min_seconds)
+                row["seconds"], row["fastest_s"], row["calls"] = statistics.median(calls), min(calls), len(calls)
         except torch.OutOfMemoryError:
             row["status"] = "out of memory"
             out = None
@@ -226,11 +236,14 @@ def _measure(device: str, batch: int, heads: int, head_dim: int, num_tokens: int
 
 
 def measure_size(device: str, batch: int, heads: int, head_dim: int, num_tokens: int, repeats: int,
-                 methods: tuple[str, ...], dtype: str = "float32", memory_limit: int | None = CPU_MEMORY_LIMIT):
+                 methods: tuple[str, ...], dtype: str = "float32", memory_limit: int | None = CPU_MEMORY_LIMIT,
+                 min_seconds: float = MIN_SECONDS):
     """One sequence length: time, peak memory and agreement with the course, per method.
 
-    Plain values in and out, so callers can cache it. A method that runs out of memory or has no
-    kernel for these sizes gets a status instead of numbers. Returns (rows, device_used, note).
+    Plain values in and out, so callers can cache it. Each method is called at least `repeats` times and
+    until its calls add up to `min_seconds`; a row keeps the median ("seconds"), the fastest call and how
+    many were made. A method that runs out of memory or has no kernel for these sizes gets a status
+    instead of numbers. Returns (rows, device_used, note).
     """
     methods = tuple(methods)
     if "course" in methods:  # the reference goes first
@@ -238,7 +251,7 @@ def measure_size(device: str, batch: int, heads: int, head_dim: int, num_tokens:
 
     def compute(dev):
         return _measure(dev, batch, heads, head_dim, num_tokens, repeats, methods, getattr(torch, dtype),
-                        memory_limit)
+                        memory_limit, min_seconds)
     return run_with_fallback(compute, device)
 
 
@@ -284,10 +297,10 @@ COMPUTED_LABEL = "(b, h, T, T) weights, computed"  # the memory plot's reference
 
 
 def measured_frames(rows: list[dict], batch: int, heads: int):
-    """(time, memory) tables of a sweep's successful rows: tokens, label, ms; tokens, label, MB, with the
-    computed size of one (b, h, T, T) float32 weights tensor as a reference line in memory."""
+    """(time, memory) tables of a sweep's successful rows: tokens, label, ms (the fastest call); tokens, label,
+    MB, with the computed size of one (b, h, T, T) float32 weights tensor as a reference line in memory."""
     frame = pd.DataFrame(rows)
-    ok = frame[frame["status"] == "ok"].assign(ms=lambda f: f["seconds"] * 1e3, MB=lambda f: f["peak_bytes"] / 1e6)
+    ok = frame[frame["status"] == "ok"].assign(ms=lambda f: f["fastest_s"] * 1e3, MB=lambda f: f["peak_bytes"] / 1e6)
     sizes = sorted(frame["tokens"].unique())
     computed = pd.DataFrame({"tokens": sizes, "label": COMPUTED_LABEL,
                              "MB": [weights_bytes(batch, heads, t) / 1e6 for t in sizes]})
@@ -295,18 +308,25 @@ def measured_frames(rows: list[dict], batch: int, heads: int):
 
 
 def summary(rows: list[dict]) -> dict | None:
-    """At the largest T where both ran: the course's and the fused kernel's seconds and peak bytes, and how
-    the course's time grew from T/2 (None where no size has both)."""
+    """At the largest T where both ran: the course's and the fused kernel's seconds and peak bytes, the course's
+    time at T/2 and how it grew from there, and the spread of those calls: the largest median ÷ fastest call
+    among them (1.0 when every call took as long). Times are fastest calls: other programs on the processor can
+    only slow a call down, so the fastest is the least disturbed (Python's timeit says the same). None where no
+    size has both."""
     ok = pd.DataFrame(rows).query("status == 'ok'")
-    both = ok.pivot_table(index="tokens", columns="method", values="seconds")
+    both = ok.pivot_table(index="tokens", columns="method", values="fastest_s")
     if not {"course", "sdpa"} <= set(both.columns) or both.dropna(subset=["course", "sdpa"]).empty:
         return None
     both = both.dropna(subset=["course", "sdpa"])
     t = int(both.index.max())
     peaks = ok[ok["tokens"] == t].set_index("method")["peak_bytes"]
-    growth = both.loc[t, "course"] / both.loc[t // 2, "course"] if t // 2 in both.index else None
+    half = float(both.loc[t // 2, "course"]) if t // 2 in both.index else None
+    used = ok[ok["tokens"].isin([t, t // 2]) & ok["method"].isin(["course", "sdpa"])]
+    spreads = [s / f for s, f in zip(used["seconds"], used["fastest_s"]) if f > 0]
     return {"tokens": t, "course_s": float(both.loc[t, "course"]), "sdpa_s": float(both.loc[t, "sdpa"]),
-            "course_bytes": int(peaks["course"]), "sdpa_bytes": int(peaks["sdpa"]), "growth_from_half": growth}
+            "course_bytes": int(peaks["course"]), "sdpa_bytes": int(peaks["sdpa"]), "course_half_s": half,
+            "growth_from_half": float(both.loc[t, "course"]) / half if half else None,
+            "spread": max(spreads) if spreads else None}
 
 
 def agreement_table(rows: list[dict]):
@@ -314,6 +334,6 @@ def agreement_table(rows: list[dict]):
     checked = pd.DataFrame(rows).dropna(subset=["max_abs_diff"])
     if checked.empty:
         return None, None
-    marks = [f"{d:.1e} {'✓' if d <= TOLERANCE else '✗'}" for d in checked["max_abs_diff"]]
+    marks = [f"{scientific(d)} {'✓' if d <= TOLERANCE else '✗'}" for d in checked["max_abs_diff"]]
     return float(checked["max_abs_diff"].max()), checked.assign(diff=marks).pivot(index="tokens", columns="label",
                                                                                    values="diff")

@@ -99,6 +99,11 @@ PRESETS = {
                    "heads": 12, "query": 2, "key": 1, "context_length": 1024, "dropout": 0.1,
                    "dropout_seed": 123},
 }
+PRESET_TITLES = {"book": "book", "gpt2-small": "GPT-2 small", "custom": "custom"}
+# Besides the sidebar's inputs and sizes (which leave any preset), the page controls that belong to a preset's
+# identity: GPT-2 small is one layer of 12 heads, so another count is no longer GPT-2 small. At the book preset
+# heads is a lesson control (the book shows 1 and 2 heads): moving it stays "the book".
+PRESET_OWN = {"gpt2-small": ("heads",)}
 
 # The seeds the book itself uses, per stage: SelfAttention_v1 and the step-by-step walk-through
 # (3.4.1) use 123; SelfAttention_v2, whose weights the masking section reuses, uses 789.
@@ -151,6 +156,23 @@ def parse_param(name: str, raw: str):
     if not spec.low <= value <= spec.high:
         return bad(f"is outside {whole(spec.low)} to {whole(spec.high)}")
     return value, None
+
+
+def fallback_value(name: str, current, preset: str, options=None, low=None, high=None):
+    """What a control whose valid range depends on other controls shows instead of an invalid `current`: the
+    preset's value (or the default) when that one is valid, else the nearest valid value (ui.state.clamp says so
+    on screen; ui.public reads the same rule to know the heads a move will compute)."""
+    def valid(v):
+        return (options is None or v in options) and (low is None or v >= low) and (high is None or v <= high)
+
+    if valid(current):
+        return current
+    fixed = PRESETS.get(preset, {}).get(name, PARAMS[name].default)
+    if valid(fixed):
+        return fixed
+    if options is not None:
+        return min(options, key=lambda o: abs(o - current))
+    return min(max(current, low if low is not None else current), high if high is not None else current)
 
 
 def url_value(name: str, value) -> str:

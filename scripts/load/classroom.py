@@ -50,8 +50,8 @@ async def load_run(base, pids, args) -> tuple[str, dict]:
         cpu0 = time.process_time()
         cpu_before = {name: cpu_seconds(pid) for name, pid in memory.pids.items()}
 
-        async def mark_mid():
-            await asyncio.sleep(args.duration / 2)
+        async def mark_mid():  # the memory check's starting point: half the run, or --settle seconds (a soak)
+            await asyncio.sleep(getattr(args, "settle", None) or args.duration / 2)
             value = memory.now()
             if value is not None:
                 marks["mid-run"] = (memory.elapsed(), value)
@@ -129,7 +129,9 @@ async def load_run(base, pids, args) -> tuple[str, dict]:
         lines.append(f"| RSS ≤ {targets['rss_mb']} MB (per process) | peak {peak:.0f} MB | "
                      f"{verdict(peak <= targets['rss_mb'])} |")
     if growth is not None:
-        lines.append(f"| RSS flat after warm-up (second half ≤ +{targets['flat_mb']} MB) | {growth:+.0f} MB | "
+        settle = getattr(args, "settle", None)
+        after = "second half" if settle is None else f"after the first {settle:.0f} s"
+        lines.append(f"| RSS flat after warm-up ({after} ≤ +{targets['flat_mb']} MB) | {growth:+.0f} MB | "
                      f"{verdict(growth <= targets['flat_mb'])} |")
     summary = {"servers": processes, "interactions": len(results), "seconds": wall, "rate": len(results) / wall,
                "median": statistics.median(ok_times) if ok_times else None,

@@ -71,6 +71,9 @@ def main() -> None:
     parser.add_argument("--sidebar-share", type=float, default=0.15, help="share of moves that change d_out")
     parser.add_argument("--timeout", type=float, default=60, help="seconds before one interaction counts as failed")
     parser.add_argument("--browsers", type=int, default=0, help="real Chromium sessions besides the protocol ones")
+    parser.add_argument("--settle", type=float, default=None,
+                        help="the RSS check compares the end of the run with this many seconds in (default: half "
+                             "the run); a 10-minute class soak: --duration 600 --settle 120")
     parser.add_argument("--soak", action="store_true", help="memory soak instead of the load test")
     parser.add_argument("--soak-sessions", type=int, default=4, help="students sharing the soak's reruns (default 4)")
     parser.add_argument("--soak-timeout", type=float, default=1800,

@@ -2,9 +2,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  dimLength, frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
   shadeColours, urlWith,
 } from "../../ui/view/view_core.mjs";
+import { notSentText, overviewPixels } from "../../ui/view/view_core.mjs";
 
 test("cellIndex walks the lower triangle row by row and refuses masked cells", () => {
   const order = [];
@@ -165,7 +166,51 @@ test("a grid of frames (layer × head): one slider per dimension, the flat index
   assert.deepEqual([url.searchParams.get("layer"), url.searchParams.get("head")], ["3", "4"]);
 });
 
+test("a ragged grid (num_heads × head, d_out = 6): a head past num_heads does not exist, in the index or the sliders", () => {
+  // Frames in order: 1 head (h1), 2 heads (h1 h2), 3 heads (h1 h2 h3), 6 heads (h1 ... h6): 1 + 2 + 3 + 6 = 12.
+  const ragged = { ...meta, rows: 4, cols: 4, frames: { dims: [
+    { name: "num_heads", param: "heads", values: [1, 2, 3, 6], labels: ["1", "2", "3", "6"] },
+    { name: "Head", param: "head", values: [1, 2, 3, 4, 5, 6], labels: ["1", "2", "3", "4", "5", "6"], lengths: [1, 2, 3, 6] }],
+  initial: 4 } };
+  assert.equal(frameCount(ragged.frames), 12);
+  const every = Array.from({ length: 12 }, (_, f) => frameParts(ragged.frames, f));
+  assert.deepEqual(every, [[0, 0], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2], [3, 0], [3, 1], [3, 2], [3, 3], [3, 4], [3, 5]]);
+  every.forEach((parts, f) => assert.equal(frameFrom(ragged.frames, parts), f));
+  assert.deepEqual([0, 1, 2, 3].map((n) => dimLength(ragged.frames, 1, [n])), [1, 2, 3, 6]);
+  assert.equal(dimLength(ragged.frames, 0, [3]), 4);
+  const s = initialState(ragged); // frame 4: 3 heads, head 2
+  assert.deepEqual(frameParts(ragged.frames, s.frame), [2, 1]);
+  assert.equal(fromSlider(s, ragged, "frame1", 3).frame, 5); // head 3 of 3
+  assert.equal(fromSlider(s, ragged, "frame1", 6).frame, 5); // head 6 of 3 does not exist: the last head, 3
+  const six = fromSlider(fromSlider(s, ragged, "frame0", 4), ragged, "frame1", 6); // 6 heads, head 6
+  assert.equal(six.frame, 11);
+  assert.deepEqual(frameParts(ragged.frames, fromSlider(six, ragged, "frame0", 2).frame), [1, 1]); // 2 heads: head 2, not 6
+  assert.equal(move({ ...s, frame: 11 }, ragged, "frame", 1).frame, 11); // PageDown stops at the last frame
+  const url = new URL(urlWith("http://h/heads", six, false, ragged.frames));
+  assert.deepEqual([url.searchParams.get("heads"), url.searchParams.get("head")], ["6", "6"]);
+  const grid3 = { dims: [{ values: [10, 20] }, ragged.frames.dims[0], ragged.frames.dims[1]] }; // an outer regular dimension
+  assert.equal(frameCount(grid3), 24);
+  assert.deepEqual(frameParts(grid3, 12 + 7), [1, 3, 1]);
+  assert.equal(frameFrom(grid3, [1, 3, 1]), 19);
+});
+
 test("vectorText labels a stacked frame's row with its query, not its place in the stack", () => {
   const codes = Array.from({ length: 12 }, (_, n) => n); // two frames of three queries, two entries each
   assert.equal(vectorText("row sum", codes, 2, 4, 4, 2, ["before", "after"], 1), "row sum, query 2: before 0.0008, after 0.0009");
+});
+
+test("notSentText says a cell's value was not sent and what the cells of its colour hold, in the legend's unit", () => {
+  assert.equal(notSentText(32, 4301, 4392, 4, "× even share"),
+    "not sent at this size (only each row's 32 largest travel); cells of its colour hold 0.4301 to 0.4392 (× even share)");
+  assert.equal(notSentText(32, -12345, -11111, 4), "not sent at this size (only each row's 32 largest travel); cells of its colour hold -1.2345 to -1.1111");
+});
+
+test("overviewPixels paints each block's shade on the stops and masked blocks in two greys", () => {
+  const stops = ["#000000", "#fe0000"], masked = ["#9ca3af", "#e5e7eb"];
+  const shades = [9, 9, 0, 127, 254, 255, 255, 255]; // a one-block prefix, then a 2 × 3 overview
+  const px = overviewPixels(shades, 2, 2, 3, stops, masked);
+  assert.equal(px.length, 2 * 3 * 4);
+  assert.deepEqual([...px.slice(0, 12)], [0, 0, 0, 255, 127, 0, 0, 255, 254, 0, 0, 255]);
+  assert.deepEqual([...px.slice(12, 16)], [156, 163, 175, 255]); // (1, 0): r + c = 1, the dark grey
+  assert.deepEqual([...px.slice(20, 24)], [229, 231, 235, 255]); // (1, 2): r + c = 3, the light one
 });

@@ -23,8 +23,10 @@ def curves(history: dict, name: str, step: int | None = None, title: str = "", e
            key: tuple | None = None) -> None:
     """Loss and accuracy against the step (a rule at `step`). key: plain values that determine the chart, to
     build it once (a finished run); without, it is built on every call (a run still growing)."""
+    scale = font_scale()
+
     def build():
-        return training_charts.training_curves(training_charts.history_frame(history, every), step, title)
+        return training_charts.training_curves(training_charts.history_frame(history, every), step, title, scale)
     table = lambda: training_charts.history_frame(history, every)  # noqa: E731 (CSV on click only)
     if key is None:
         chart(build(), name, table, width="content")

@@ -31,8 +31,14 @@ def _commit(view_key: str, frames: dict | None) -> None:
     for name in SELECTION:
         if isinstance(selection.get(name), int):
             set_value(name, selection[name])
-    for dim in (frames or {}).get("dims", [frames] if frames else []):
-        if selection.get(dim["param"]) in dim["values"]:
+    dims = (frames or {}).get("dims", [frames] if frames else [])
+    for n, dim in enumerate(dims):
+        allowed = dim["values"]
+        if "lengths" in dim:  # ragged (num_heads × head): only the values under the committed value of the dim before
+            before = dims[n - 1]["values"]
+            allowed = allowed[:dim["lengths"][before.index(selection[dims[n - 1]["param"]])]] \
+                if selection.get(dims[n - 1]["param"]) in before else []
+        if selection.get(dim["param"]) in allowed:
             set_value(dim["param"], PARAMS[dim["param"]].kind(selection[dim["param"]]))
 
 

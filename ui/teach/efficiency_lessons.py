@@ -12,7 +12,9 @@ from attention_core.book.device import describe
 from attention_core.drawing import charts, numbers
 from attention_core.drawing.colour import METHOD_HEX
 from attention_core.lessons import efficiency
+from attention_core.lessons.efficiency_verdict import verdict
 from ui.draw.vega import chart
+from ui.sections import section
 from ui.state import note
 
 COLOURS = {label: METHOD_HEX[method] for method, label in efficiency.LABELS.items()} | \
@@ -25,7 +27,10 @@ def measurement_charts(last: dict) -> None:
         note(message)
     times, memory = efficiency.measured_frames(last["rows"], last["batch"], last["heads"])
     st.caption(f"Measured on {describe(last['device'])}: batch {last['batch']}, {last['heads']} heads, head_dim "
-               f"{last['head_dim']}, float32, median of {last['repeats']} after a warm-up.")
+               f"{last['head_dim']}, float32. Each method is called once to warm up, then at least {last['repeats']} "
+               f"times and until its calls add up to {efficiency.MIN_SECONDS:g} s. A point is its fastest call: other "
+               "programs can only slow a call down, so the fastest is the least disturbed (the medians are in Every "
+               "measurement).")
     left, right = st.columns(2)
     with left:
         chart(charts.loglog(times, "ms", "Time per call", "milliseconds (log)", COLOURS), "attention time per call",
@@ -41,28 +46,33 @@ def measurement_charts(last: dict) -> None:
 
 
 def measurement_summary(last: dict) -> None:
-    """The largest T's speed-up and memory in words, the course version against every fused kernel, every row."""
+    """The largest T's speed and memory in words that follow the numbers, the course version against every fused
+    kernel, and every row in a folded section."""
     frame = pd.DataFrame(last["rows"])
     st.subheader("What was measured")
     if (found_at := efficiency.summary(last["rows"])) is not None:
-        t, growth = found_at["tokens"], found_at["growth_from_half"]
-        st.markdown(
-            f"At T = {t:,} the fused kernel took **{found_at['sdpa_s'] * 1e3:,.1f} ms** against the course "
-            f"version's **{found_at['course_s'] * 1e3:,.1f} ms** ({found_at['course_s'] / found_at['sdpa_s']:.1f}× "
-            f"faster), and its new tensors peaked at {numbers.size_in_bytes(found_at['sdpa_bytes'])} against "
-            f"{numbers.size_in_bytes(found_at['course_bytes'])}."
-            + (f" From T = {t // 2:,} to {t:,} the course version's time grew × {growth:.1f} (× 4 is quadratic)."
-               if growth else ""))
+        st.markdown(verdict(found_at))
     st.subheader("Do they agree?")
     worst, differences = efficiency.agreement_table(last["rows"])
     if worst is not None:
-        verdict = "all within" if worst <= efficiency.TOLERANCE else "**not all** within"
-        st.markdown(f"Largest |course − fused| over every output value: **{worst:.1e}**, {verdict} "
-                    f"{efficiency.TOLERANCE:g} (float32).")
-        st.dataframe(differences, width="content")
+        agree = "every fused kernel agrees with the course version" if worst <= efficiency.TOLERANCE else \
+            "**not every fused kernel agrees** with the course version"
+        st.markdown(f"Largest |course − fused| over every output value: **{numbers.scientific(worst)}**, "
+                    f"{numbers.within_tolerance(worst)} (float32 rounding): {agree}.")
+        st.dataframe(differences.rename(index=lambda t: f"{t:,}"), width="content")
     else:
         st.markdown("No size had both the course version and a fused kernel, so nothing was compared.")
-    with st.expander("Every measurement", icon=":material/table:"):
-        st.dataframe(frame.assign(ms=frame["seconds"] * 1e3, MB=frame["peak_bytes"] / 1e6)
-                     [["tokens", "label", "ms", "MB", "max_abs_diff", "status", "device"]], width="stretch",
-                     hide_index=True, column_config={"max_abs_diff": st.column_config.NumberColumn(format="%.1e")})
+    with section("measurements", "Every measurement", icon=":material/table:") as shown:
+        if shown:
+            _every_measurement(frame)
+
+
+def _every_measurement(frame: pd.DataFrame) -> None:
+    """Every row of the sweep: median and fastest call, how many calls, peak memory, agreement, status."""
+    shown = frame.assign(tokens=[f"{t:,}" for t in frame["tokens"]], ms=frame["seconds"] * 1e3,
+                         fastest_ms=frame["fastest_s"] * 1e3, MB=frame["peak_bytes"] / 1e6)
+    number = st.column_config.NumberColumn
+    st.dataframe(shown[["tokens", "label", "ms", "fastest_ms", "calls", "MB", "max_abs_diff", "status", "device"]],
+                 width="stretch", hide_index=True,
+                 column_config={"ms": number("median ms", format="%.2f"), "fastest_ms": number("fastest ms", format="%.2f"),
+                                "MB": number(format="%.2f"), "max_abs_diff": number(format="%.1e")})

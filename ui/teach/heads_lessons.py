@@ -1,15 +1,19 @@
-"""The multi-head screen's pictures and sub-lessons that stand on their own: every head's map, the wrapper beside
-the weight split, out_proj, the parameter counts and the checks.
+"""The multi-head screen's pictures and sub-lessons that stand on their own: every head count for the view,
+every head's map, how d_out is cut into heads, the wrapper beside the weight split, out_proj, the parameter
+counts and the checks.
 
-screens/heads.py keeps the outline (the controls, the one-head view, how d_out is cut into heads, the prose) and
-calls each of these with one line. h is heads_trace's record: "mha" and "wrapper" traces with (1, h, T, …) tensors.
+screens/heads.py keeps the outline (the controls, the one-head view, the prose, the sections) and calls each of
+these with one line. h is heads_trace's record: "mha" and "wrapper" traces with (1, h, T, …) tensors.
 """
 import pandas as pd
 import streamlit as st
 
+from attention_core.book import stages
 from attention_core.book.modules import mha_parameter_count, out_proj_parameter_count, wrapper_parameter_count
+from attention_core.drawing.text import head_split_latex, query_in_heads_latex
 from attention_core.lessons import agreement as agreement_checks
-from attention_core.lessons import traces
+from attention_core.lessons import claims, head_counts, traces
+from ui.byte_cache import byte_cache
 from ui.cache import mha_agreement
 from ui.checks import agreement, checked
 from ui.display import table
@@ -19,10 +23,48 @@ from ui.settings import Settings
 MAX_DRAWN = 12  # heads drawn as heatmaps; more heads are counted, not drawn
 
 
+@byte_cache(max_mb=40, spinner="Computing every head count…")
+def _every_head_count(inputs_id, d_out, seed, *, _x):
+    return head_counts.every_head_count(_x, d_out, seed)
+
+
+def every_head_count(settings: Settings):
+    """(σ(d_out), T, T): every head of every num_heads dividing d_out (head_counts.frame_of says where)."""
+    return _every_head_count(settings.inputs_id, settings.d_out, settings.seed_for("heads"), _x=settings.x)
+
+
+@byte_cache(max_mb=60, spinner="Computing the heads…")
+def _one_head_count(inputs_id, d_out, num_heads, seed, device, *, _x):
+    return head_counts.one_head_count(_x, d_out, num_heads, seed, device)
+
+
+def one_head_count(settings: Settings, num_heads: int):
+    """((h, T, T) weights, device used, note): MultiHeadAttention at one count, without the wrapper."""
+    return _one_head_count(settings.inputs_id, settings.d_out, num_heads, settings.seed_for("heads"), settings.device,
+                           _x=settings.x)
+
+
+def count_frames(d_out: int, num_heads: int, head: int) -> dict:
+    """The view's frames for every_head_count: num_heads, then a Head slider as long as that count (ragged:
+    head 3 of 2 heads does not exist, so it is neither computed nor sent). head: 0-based."""
+    counts = stages.divisors(d_out)
+    return {"dims": [{"name": "num_heads", "param": "heads", "values": counts,
+                      "labels": [f"{h} (head_dim {d_out // h})" for h in counts]},
+                     {"name": "Head", "param": "head", "values": list(range(1, d_out + 1)),
+                      "labels": [str(n) for n in range(1, d_out + 1)], "lengths": counts}],
+            "initial": head_counts.frame_of(d_out, num_heads, head)}
+
+
+def head_frames(num_heads: int, head: int) -> dict:
+    """The view's frames for one head count (the server computed only it): a Head slider. head: 0-based."""
+    return {"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
+            "labels": [str(n) for n in range(1, num_heads + 1)], "initial": head}
+
+
 def head_maps(attn_weights, settings: Settings, q: int, trained: bool) -> None:
-    """One heatmap per head (the first MAX_DRAWN), two or four to a row; attn_weights: (h, T, T)."""
+    """One heatmap per head (the first MAX_DRAWN), two or four to a row, then how much they differ;
+    attn_weights: (h, T, T)."""
     num_heads, T = attn_weights.shape[0], len(settings.tokens)
-    st.subheader("What each head attends to")
     shown = min(num_heads, MAX_DRAWN)
     if shown < num_heads:
         st.caption(f"Drawing heads 1–{shown} of {num_heads}.")
@@ -37,12 +79,34 @@ def head_maps(attn_weights, settings: Settings, q: int, trained: bool) -> None:
                    "tokens gives " f"{1 / T:.4f}. On a 0 … 1 scale every cell would be the colour of zero, so the "
                    "maps colour each weight against an even share; the speckle is each query liking some keys a "
                    "little more or less than the even share, by chance (no head has learned a pattern yet).")
+    st.markdown(claims.heads_claim(checked(claims.head_distance, attn_weights), num_heads, trained))
+
+
+def split_lesson(mha: dict | None, T: int, d_out: int, num_heads: int, q: int) -> None:
+    """How `view` and `transpose` cut every token's d_out-wide query into heads; mha: MultiHeadAttention's trace
+    ((1, h, T, head_dim) queries), or None when it was too large to compute (the shapes still hold)."""
+    head_dim, plural = d_out // num_heads, "head" if num_heads == 1 else "heads"
+    st.markdown(f"**d_out = {d_out} split into {num_heads} {plural} of head_dim {head_dim}** "
+                f"({num_heads} × {head_dim} = {d_out}). One `W_query` makes every token's {d_out}-d query; "
+                f"`view` cuts its last dimension into {num_heads} pieces, `transpose(1, 2)` moves the head axis "
+                "in front of the tokens so each head is a separate (T × head_dim) matrix.")
+    for line in head_split_latex(T, d_out, num_heads, head_dim):
+        st.latex(line)
+    if mha is None:
+        return
+    st.latex(query_in_heads_latex(mha["queries"], q))
+    columns = "column i" if head_dim == 1 else f"columns (i−1)·{head_dim}+1 … i·{head_dim}"
+    st.caption(f"The query of token {q + 1}, cut into heads: head i gets {columns}.")
+    if num_heads > 1 and T > 1:
+        wrong = stages.merge_heads(mha["queries"]).view(1, num_heads, T, head_dim)  # the pitfall: no transpose
+        st.caption(f"Pitfall: `queries.view(b, h, T, head_dim)` without the transpose has the same shape but hands "
+                   f"pieces of other tokens to each head: it differs from the right split by up to "
+                   f"{stages.max_abs_diff(wrong, mha['queries']):.4f}.")
 
 
 def wrapper_vs_split(h: dict, settings: Settings, d_in: int, d_out: int, num_heads: int) -> None:
     """The two classes' context vectors side by side, then every tensor's shape in each."""
     head_dim, plural = d_out // num_heads, "head" if num_heads == 1 else "heads"
-    st.subheader("Wrapper vs weight split")
     left, right = st.columns(2)
     with left:
         st.markdown(f"**MultiHeadAttentionWrapper**: {num_heads} separate `CausalAttention` modules, each with its "
@@ -63,7 +127,6 @@ def wrapper_vs_split(h: dict, settings: Settings, d_in: int, d_out: int, num_hea
 def out_proj_lesson(h: dict, settings: Settings, d_out: int, num_heads: int) -> None:
     """merge_heads leaves each head in its own columns; out_proj's d_out × d_out weights mix them."""
     mha, head_dim = h["mha"], d_out // num_heads
-    st.subheader("out_proj: mixing the heads")
     block = "each column" if head_dim == 1 else f"each block of {head_dim} columns"
     st.markdown(f"After `merge_heads`, {block} still holds one head's result only. "
                 f"`out_proj` is an `nn.Linear({d_out}, {d_out})`, so every output column draws on all heads: "
@@ -79,7 +142,6 @@ def out_proj_lesson(h: dict, settings: Settings, d_out: int, num_heads: int) -> 
 def parameter_counts(d_in: int, d_out: int, num_heads: int) -> None:
     """The two classes' parameter counts at this screen's sizes, and why only the wrapper's grows with the heads."""
     plural = "head" if num_heads == 1 else "heads"
-    st.subheader("Parameter counts")
     # GPT-2 small's counts are exercise 3.3's answer: its worked solution shows them, not this table.
     counts = pd.DataFrame([
         (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}",

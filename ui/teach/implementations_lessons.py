@@ -10,8 +10,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from attention_core.drawing import charts, numbers
 from attention_core.lessons import bonus_bench, bonus_fused
 from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
+from ui.draw.vega import font_scale
 
 STORED = Path(__file__).resolve().parents[2] / "docs"  # implementations-<device>.json, from the script
 SHAPES = [(6, 6, 2), (3, 4, 2), (16, 8, 4), (768, 768, 12)]  # (d_in, d_out, num_heads): the book's, d_in ≠ d_out, GPT-2
@@ -35,11 +37,25 @@ def implementation_agreements() -> pd.DataFrame:
         for d_in, d_out, h in SHAPES:
             try:
                 diff = bonus_bench.agreement(key, d_in, d_out, h)
-                text = f"{diff:.1e} {'✓' if diff <= bonus_bench.TOLERANCE else '✗'}"
-            except (ValueError, AssertionError) as error:
-                text = f"cannot build: {error}"
+                text = f"{numbers.scientific(diff)} {'✓' if diff <= bonus_bench.TOLERANCE else '✗'}"
+            except (ValueError, AssertionError) as error:  # short enough for a cell; the caption says why
+                text = "– (d_in ≠ d_out)" if "d_in == d_out" in str(error) else "– (cannot build)"
             rows.setdefault(label, {})[f"{d_in} → {d_out}, {h} heads"] = text
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+# One colour per implementation, the same in every chart (Tableau 10, which stays apart on a projector).
+PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f"]
+COLOURS = {label: PALETTE[n % len(PALETTE)] for n, (label, _) in enumerate(IMPLEMENTATIONS.values())}
+
+
+def timing_chart(part: pd.DataFrame, y: str, title: str, y_title: str):
+    """One pass's lines against T, both axes logarithmic, every implementation named in full in the legend.
+    part: tokens, implementation, and the y column. Streamlit fits a chart, legend included, into its height:
+    the height grows with the legend's lines and fonts, or the last lines are cut (6 of 8 were shown)."""
+    lines = part["implementation"].nunique()
+    return charts.loglog(part.rename(columns={"implementation": "label"}), y, title, y_title, COLOURS).properties(
+        height=max(320, round((24 * lines + 90) * font_scale())))
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -59,13 +75,13 @@ def timing_table(result: dict) -> None:
     cells = {}
     for r in result["rows"]:
         for name, title in (("forward", "fwd ms"), ("backward", "fwd+bwd ms")):
-            cells.setdefault(r["label"], {})[(title, r["tokens"])] = (f"{r[f'{name}_s'] * 1e3:,.1f}" if r[name] == "ok"
-                                                                      else "–")
+            cells.setdefault(r["label"], {})[(title, f"{r['tokens']:,}")] = (f"{r[f'{name}_s'] * 1e3:,.1f}"
+                                                                           if r[name] == "ok" else "–")
         peak = r.get("backward_bytes")
-        cells[r["label"]][("fwd+bwd peak MB", r["tokens"])] = "–" if peak is None else f"{peak / 1e6:,.1f}"
+        cells[r["label"]][("fwd+bwd peak MB", f"{r['tokens']:,}")] = "–" if peak is None else f"{peak / 1e6:,.1f}"
     grid = pd.DataFrame.from_dict(cells, orient="index")
     order = {"fwd ms": 0, "fwd+bwd ms": 1, "fwd+bwd peak MB": 2}
-    st.dataframe(grid[sorted(grid.columns, key=lambda c: (order[c[0]], c[1]))], width="stretch")
+    st.dataframe(grid[sorted(grid.columns, key=lambda c: (order[c[0]], int(c[1].replace(",", ""))))], width="stretch")
     st.caption("Columns: forward time, forward + backward time, its peak memory, each at T = 128 … 1,024. – : not "
                "measured here (the reason is below) or, for memory, not traceable on a CPU.")
     missing = [(r["label"], r["tokens"], name, r[name]) for r in result["rows"] for name in ("forward", "backward")

@@ -28,7 +28,7 @@ def normalisation_readout(all_rows: torch.Tensor, normalised: dict, q: int, labe
 
     all_rows: (T, T) scores ω = x · x; normalised: name -> (T, T) the three normalisations of them.
     """
-    if overflowed:  # the overflow that section D explains
+    if overflowed:  # the overflow that the "overflow" section explains
         st.info("naive exp / sum: exp() overflowed to inf, and inf / inf is nan: no bars to draw.", icon=":material/warning:")
     variants = {name: matrix[q] for name, matrix in normalised.items()}  # (T,) each: the committed query's
     for column, (name, variant) in zip(st.columns(3), variants.items()):
@@ -47,17 +47,17 @@ def normalisation_readout(all_rows: torch.Tensor, normalised: dict, q: int, labe
 
 
 def sharpness_metrics(both: list, scores: torch.Tensor) -> None:
-    """Four metrics: the median largest weight and entropy of the scaled and the unscaled weights.
+    """Four metrics, the scaled weights' column beside the unscaled ones': the median largest weight and entropy.
 
     both: [(title, (T, T) weights)], scaled first; scores: (T, T) ω. checked: a rerun that only moves the query
     re-uses the medians.
     """
     sharp = {title: checked(experiments.sharpness, matrix) for title, matrix in both}
-    for column, (title, metric) in zip(st.columns(4), [(t, m) for m in ("largest weight", "entropy ÷ uniform")
-                                                       for t in sharp]):
-        column.metric(f"{metric} · {title}", short(sharp[title][metric]),
-                      help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
-                           "1 and 0 for a one-hot.")
+    for column, title in zip(st.columns(len(sharp)), sharp):
+        for metric in ("largest weight", "entropy ÷ uniform"):
+            column.metric(f"{metric} · {title}", short(sharp[title][metric]),
+                          help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
+                               "1 and 0 for a one-hot.")
 
 
 def one_weight_by_hand(record: dict, weights: torch.Tensor, q: int, k: int, scale: bool) -> None:
@@ -66,16 +66,15 @@ def one_weight_by_hand(record: dict, weights: torch.Tensor, q: int, k: int, scal
     cell, shift = softmax_cell_latex(record["scaled_scores" if scale else "attn_scores"][q], q, k, float(weights[q, k]),
                                      rf"/\sqrt{{{d_k}}}" if scale else "")
     st.markdown(f"The weight of the query and key the lesson follows ({'scaled' if scale else 'unscaled'}; press "
-                "Enter in the view to follow another):")
+                "Enter in the view to follow another)" +
+                (f". These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
+                 f"({numbers.plain(shift)}) first, exactly as torch.softmax does; the weights are unchanged:" if shift else ":"))
     st.latex(cell)
-    if shift:
-        st.caption(f"These scores are too large for exp() even in float64, so the formula subtracts the row maximum "
-                   f"({numbers.plain(shift)}) first, exactly as torch.softmax does; the weights are unchanged.")
 
 
 def show_temperature(scaled_scores: torch.Tensor, temperature: float, settings: Settings) -> None:
-    """softmax(ω / (√d_k · τ)) for every τ at once (a batch of five maps the browser scrubs)."""
-    st.subheader("Temperature: one more divisor before softmax")
+    """softmax(ω / (√d_k · τ)) for every τ at once (a batch of five maps the browser scrubs), drawn inside the
+    screen's "temperature" section, whose title names it."""
     tempered, sharpness = cache.tempered(scaled_scores, TEMPERATURES)  # (τ, T, T): softmax(ω / (√d_k · τ)); (τ, T, 2)
     show_view(tempered, settings, "weights", "weights α at temperature τ", view_key="temperature",
               parts=("row", "cell"), commit=True,
@@ -104,8 +103,8 @@ def precedence_pitfall(row: torch.Tensor, q: int, d_k: int) -> None:
 
 
 def overflow_demo(row: torch.Tensor, q: int) -> None:
-    """Naive exp / sum against torch.softmax on scores large enough to overflow float32; row: (T,) ω of query q."""
-    st.header("Large scores: naive softmax overflows")
+    """Naive exp / sum against torch.softmax on scores large enough to overflow float32; row: (T,) ω of query q
+    (drawn inside the screen's "overflow" section, whose title names it)."""
     examples = [(f"ω of query {q + 1} × 100", row * 100), ("[1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0]))]
     for label, values in examples:
         naive, stable = stages.softmax_naive(values), stages.softmax(values)

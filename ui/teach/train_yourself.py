@@ -30,7 +30,7 @@ def train_yourself(task: str, settings: Settings):
     heads = control(c[1].select_slider, "heads", "train_heads", options=list(range(1, 9)))
     allowed, bound = training_step_options(STEP_OPTIONS, layers)
     clamp("train_steps", options=allowed, fallback_note="Training steps {old} is not offered here; using {new}.")
-    steps = control(c[2].select_slider, "steps", "train_steps", options=allowed)
+    steps = control(c[2].select_slider, "steps", "train_steps", options=allowed, format_func=lambda n: f"{n:,}")
     seed = control(c[3].number_input, "seed", "train_seed", min_value=0, max_value=2**31 - 1, step=1)
     clamp("train_lr", options=LR_OPTIONS, fallback_note="Learning rate {old} is not offered; using {new}.")
     lr = control(c[4].select_slider, "learning rate", "train_lr", options=LR_OPTIONS, format_func=lambda v: f"{v:g}")

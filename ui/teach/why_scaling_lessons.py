@@ -7,7 +7,6 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.drawing import charts, numbers
-from attention_core.drawing.numbers import short
 from attention_core.lessons import experiments
 from ui.cache import saturation as saturation_table
 from ui.draw.vega import chart
@@ -20,6 +19,15 @@ def scaling_curve(sweep: pd.DataFrame, y: str, title: str, chosen: int, log_y: b
     """
     chart(charts.line_chart(sweep, "d_k", y, "scores", title, log_x=True, mark_x=chosen, log_y=log_y),
           f"why scaling {title}", lambda: sweep[["d_k", "scores", y]], width="stretch")
+
+
+def saturation_by_measure(saturation: pd.DataFrame) -> pd.DataFrame:
+    """experiments.saturation's rows as text, one column per setup and one row per measure (ten measures side by
+    side do not fit a slide; four setups do). The scores' mean and spread as they come, with thousands separators;
+    weights and shares (0 … 1) to 4 decimals, trailing zeros kept so the digits line up."""
+    setups = [f"{row['inputs']} inputs, {row['weights']} weights" for _, row in saturation.iterrows()]
+    return pd.DataFrame({column: [numbers.plain(v) if column in ("score mean", "spread in a row") else numbers.places(v)
+                                  for v in saturation[column]] for column in saturation.columns[2:]}, index=setups).T
 
 
 def zero_mean_lesson(seed: int) -> None:
@@ -38,16 +46,13 @@ def zero_mean_lesson(seed: int) -> None:
     )
     worst, real = saturation.iloc[0], saturation.iloc[-1]
     left, right = st.columns(2)
-    left.metric("torch.rand inputs and weights · scaled · largest weight", short(worst["largest weight, scaled"]),
+    left.metric("torch.rand inputs and weights · scaled · largest weight", numbers.places(worst['largest weight, scaled']),
                 help=f"score mean {numbers.plain(worst['score mean'])}; spread in a row after scaling "
                      f"{numbers.plain(worst['spread in a row'])}")
-    right.metric("zero-mean inputs, nn.Linear weights · scaled · largest weight", short(real["largest weight, scaled"]),
+    right.metric("zero-mean inputs, nn.Linear weights · scaled · largest weight", numbers.places(real['largest weight, scaled']),
                  help=f"score mean {numbers.plain(real['score mean'])}; spread in a row after scaling "
                       f"{numbers.plain(real['spread in a row'])}")
-    shown = saturation.copy()
-    for column in shown.columns[2:]:  # the scores as they come; weights and shares (0 … 1) to 4 decimals
-        shown[column] = shown[column].map(numbers.plain if column in ("score mean", "spread in a row") else short)
-    st.dataframe(shown, hide_index=True, width="stretch")
+    st.dataframe(saturation_by_measure(saturation), width="stretch")
     st.caption("Score mean: over all q · k. Spread in a row: the median over queries of the standard deviation of "
                "ω / √d across one query's keys (softmax ignores a row's mean, not its spread). Largest weight and "
                f"entropy ÷ uniform: medians over queries (1/{experiments.SATURATION_TOKENS} and 1 for an even split, 1 "

@@ -37,7 +37,8 @@ function build(parent) {
   const body = el("div", "av-body", root);
   const maps = v.maps = el("div", "av-maps", body);
   v.overviewBox = el("div", "av-overview", maps);
-  v.overview = el("img", "", v.overviewBox);
+  v.overview = el("canvas", "", v.overviewBox); // Python's blocks as shades, one pixel each
+  v.overview.setAttribute("role", "img");
   v.win = el("div", "av-win", v.overviewBox);
   v.mark = el("div", "av-mark", v.overviewBox);
   v.grid = el("canvas", "av-grid", maps);
@@ -69,26 +70,36 @@ function barSet(v) {
   return { box, title, bars, pool };
 }
 
-/** Codes and shades of one matrix as the browser reads them (Arrow columns) with its meta and colours. */
-function source(meta, table, title) {
+/** Codes and shades of one matrix as the browser reads them (Arrow columns) with its meta and colours. A large
+ * matrix (exact "top" beside a shade for every cell) sends its codes and their keys in `top` and the range of
+ * values each shade holds in `bands`. */
+function source(meta, table, title, top = null, bands = null) {
   // Bars of a one-sided palette start a third of the way in: a small weight stays visible against the track.
   const colours = meta.kind === "scores" ? shadeColours(meta.stops, "#ccc")
     : shadeColours(meta.stops, "#ccc").map((_, s) => (s === SHADE_MASKED ? "#ccc" : `rgb(${colourAt(meta.stops, 0.3 + (0.7 * s) / 254).join(",")})`));
-  return { meta, title, codes: table.getChild("code").toArray(), shades: table.getChild("shade").toArray(),
-    keys: table.getChild("key")?.toArray(), colours };
+  const exact = top ?? table;
+  return { meta, title, codes: exact.getChild("code").toArray(), shades: table.getChild("shade").toArray(),
+    keys: exact.getChild("key")?.toArray(), colours, bandLow: bands?.getChild("low").toArray(), bandHigh: bands?.getChild("high").toArray() };
 }
 
-/** Where cell (i, j) of a source sits for the frame shown (a source that is one map serves every frame). */
+/** Where cell (i, j)'s shade sits for the frame shown (a source that is one map serves every frame), or -1. */
 function at(src, frame, i, j) {
   const m = src.meta;
   if (m.layout === "top") return topIndex(src.keys, m.top, (m.framed ? frame * m.rows : 0) + i, j);
   return frameCellIndex(m.layout, m.rows, m.cols, m.framed ? frame : 0, i, j);
 }
 
+/** The code Python sent for cell (i, j), or undefined where only each row's largest travel and it is not one. */
+function codeAt(src, frame, i, j) {
+  const m = src.meta;
+  const n = m.exact === "top" ? topIndex(src.keys, m.top, (m.framed ? frame * m.rows : 0) + i, j) : at(src, frame, i, j);
+  return n < 0 ? undefined : src.codes[n];
+}
+
 /** The keys a row's bars show: for a "top" source, the ones Python sent (already the largest, in key order). */
 function barKeys(v, src, i, visible, limit) {
-  const codeOf = (j) => src.codes[at(src, v.state.frame, i, j)];
-  if (src.meta.layout !== "top") return rowKeys(codeOf, visible, v.state.key, limit);
+  const codeOf = (j) => codeAt(src, v.state.frame, i, j);
+  if (src.meta.exact !== "top") return rowKeys(codeOf, visible, v.state.key, limit);
   const base = ((src.meta.framed ? v.state.frame * src.meta.rows : 0) + i) * src.meta.top;
   const sent = Array.from(src.keys.subarray(base, base + src.meta.top)).filter((j) => j < src.meta.cols);
   if (sent.length <= limit) return sent;
@@ -113,9 +124,8 @@ function load(v, data) {
   const meta = data.meta;
   if (!v.meta || v.meta.id !== meta.id) v.state = initialState(meta); // same map on a rerun: keep the browser's state
   v.meta = meta;
-  v.codes = data.cells.getChild("code").toArray();
   v.shades = data.cells.getChild("shade").toArray();
-  v.sources = [source(meta, data.cells, meta.row_title || meta.title)].concat(
+  v.sources = [source(meta, data.cells, meta.row_title || meta.title, data.top, data.bands)].concat(
     (meta.also || []).map((m, n) => source(m, data[`also${n}`], m.title)));
   while (v.barSets.length < v.sources.length) v.barSets.push(barSet(v));
   v.barSets.forEach((set, n) => { set.box.hidden = n >= v.sources.length; });
@@ -144,26 +154,39 @@ function load(v, data) {
   v.readout.hidden = !shown.has("cell");
   v.arith.hidden = !shown.has("arithmetic");
   v.overviewBox.hidden = !v.zoom;
-  v.overviewSrc = null;
+  v.overviewShades = data.overview?.getChild("shade").toArray();
+  v.overviewFrame = null;
 }
 
 /** The frame's overview image and legend (both change only with the frame). */
 function drawFrame(v) {
   const { meta, state } = v;
-  if (v.zoom && meta.overview && v.overviewSrc !== meta.overview.png[state.frame]) { // rows-only views get none
-    v.overviewSrc = meta.overview.png[state.frame];
-    v.overview.src = `data:image/png;base64,${v.overviewSrc}`;
-    v.overview.alt = `Overview of ${meta.title}: ${meta.overview.blocks}`;
+  const frame = meta.framed ? state.frame : 0;
+  if (v.zoom && meta.overview && v.overviewFrame !== frame) { // rows-only views get none
+    v.overviewFrame = frame;
+    const o = meta.overview, canvas = v.overview;
+    if (canvas.width !== o.cols || canvas.height !== o.rows) { canvas.width = o.cols; canvas.height = o.rows; }
+    const ctx = canvas.getContext("2d"), image = ctx.createImageData(o.cols, o.rows);
+    image.data.set(overviewPixels(v.overviewShades, frame * o.rows * o.cols, o.rows, o.cols, meta.stops, meta.masked));
+    ctx.putImageData(image, 0, 0);
+    canvas.setAttribute("aria-label", `Overview of ${meta.title}: ${o.blocks}`);
   }
   const masked = v.sources[0].shades.includes(SHADE_MASKED) || meta.layout === "lower";
   v.legend.textContent = `Colour: ${meta.legends[state.frame] ?? meta.legend}${masked ? "; hatched grey = masked" : ""}.`
     + (v.zoom && meta.overview ? ` Overview: ${meta.overview.blocks}.` : "");
 }
 
+/** The selected or hovered cell's value as Python sent it; where only each row's largest travel and this cell is
+ * not one, says so, with the lowest and highest value Python found among the cells of its colour. */
 function valueText(v, i, j) {
-  const n = at(v.sources[0], v.state.frame, i, j);
-  if (n < 0 && v.meta.layout === "top" && !(v.meta.causal && j > i)) return `not among the ${v.meta.top} largest of its row (not sent)`;
-  return n < 0 || v.shades[n] === SHADE_MASKED ? "masked" : formatFixed(v.codes[n], v.meta.decimals);
+  const src = v.sources[0], m = src.meta, frame = v.state.frame;
+  const n = at(src, frame, i, j);
+  if ((m.causal && j > i) || (n >= 0 && src.shades[n] === SHADE_MASKED)) return "masked";
+  const code = codeAt(src, frame, i, j);
+  if (code !== undefined) return formatFixed(code, m.decimals);
+  if (n < 0 || !src.bandLow) return `not among the ${m.top} largest of its row (not sent)`;
+  const band = (m.framed ? frame : 0) * (SHADE_MASKED + 1) + src.shades[n];
+  return notSentText(m.top, src.bandLow[band], src.bandHigh[band], m.decimals, m.band_unit);
 }
 
 // The app's labels already start with the position ("2 journey"); bare ones (the test app's "t2") get it here.
@@ -187,8 +210,9 @@ function draw(v) {
       const shade = n0 < 0 ? SHADE_MASKED : v.shades[n0];
       ctx.fillStyle = v.colours[shade];
       ctx.fillRect(c * px, r * px, px, px);
-      if (font >= 8 && shade !== SHADE_MASKED) {
-        const text = formatFixed(v.codes[n0], meta.decimals);
+      const code = font >= 8 && shade !== SHADE_MASKED ? codeAt(v.sources[0], state.frame, r0 + r, c0 + c) : undefined;
+      if (code !== undefined) { // a label only where Python sent the exact value
+        const text = formatFixed(code, meta.decimals);
         ctx.fillStyle = v.ink[shade];
         ctx.fillText(text, c * px + px / 2, r * px + px / 2);
         drawn.push([r0 + r, c0 + c, text]);
@@ -203,7 +227,8 @@ function draw(v) {
     const pct = (x, total) => `${(100 * x) / total}%`;
     Object.assign(v.win.style, { top: pct(state.window, meta.rows), left: pct(state.windowKey, meta.cols), height: pct(state.size, meta.rows), width: pct(state.size, meta.cols) });
     Object.assign(v.mark.style, { top: pct(state.query, meta.rows), left: pct(state.key, meta.cols) });
-    v.range.textContent = `Zoom: queries ${state.window + 1}–${state.window + state.size}, keys ${state.windowKey + 1}–${state.windowKey + state.size} (${state.size} × ${state.size} exact cells).`;
+    v.range.textContent = `Zoom: queries ${state.window + 1}–${state.window + state.size}, keys ${state.windowKey + 1}–${state.windowKey + state.size} (${state.size} × ${state.size} `
+      + (meta.exact === "top" ? `cells, a colour each; exact values: each row's ${meta.top} largest).` : "exact cells).");
   }
   v.range.hidden = !v.zoom || v.maps.hidden;
   v.readout.textContent = `Query ${label(v, state.query)}, key ${label(v, state.key)}: ${valueText(v, state.query, state.key)}`;
@@ -228,7 +253,7 @@ function syncSliders(v) {
   const { meta, state } = v;
   const sizes = allowedSizes(meta.window_sizes, Math.min(meta.rows, meta.cols));
   const parts = meta.frames ? frameParts(meta.frames, state.frame) : [];
-  const dimSlider = (d) => { const dim = meta.frames?.dims[d]; return dim ? [parts[d] + 1, dim.values.length, dim.labels[parts[d]]] : [1, 1, ""]; };
+  const dimSlider = (d) => { const dim = meta.frames?.dims[d]; return dim ? [parts[d] + 1, dimLength(meta.frames, d, parts), dim.labels[parts[d]]] : [1, 1, ""]; }; // a ragged one: only the values that exist
   const values = { frame0: dimSlider(0), frame1: dimSlider(1), frame2: dimSlider(2),
     query: [state.query + 1, meta.rows, labelOf(v, state.query)], key: [state.key + 1, meta.cols, labelOf(v, state.key)],
     window: [state.window + 1, meta.rows - state.size + 1, String(state.window + 1)],
@@ -248,7 +273,7 @@ function drawBars(v, src, set) {
   const { meta } = src;
   const i = state.query;
   const visible = meta.causal ? i + 1 : meta.cols;
-  const codeOf = (j) => src.codes[at(src, state.frame, i, j)];
+  const codeOf = (j) => codeAt(src, state.frame, i, j);
   const keys = barKeys(v, src, i, visible, (meta.font_scale || v.meta.font_scale || 1) > 1 ? PRESENTER_BARS : BARS_MAX);
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j))));
   set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length < visible ? `the ${keys.length} largest of ${visible} keys` : `all ${visible} keys`}`;
@@ -256,16 +281,16 @@ function drawBars(v, src, set) {
     const j = keys[slot];
     bar.row.hidden = j === undefined;
     if (j === undefined) return;
-    const n = at(src, state.frame, i, j);
+    const n = at(src, state.frame, i, j), code = codeOf(j); // n: the cell's shade; the bars' keys all have codes
     const was = src === v.sources[0] && v.meta.dropped_from ? v.sources[v.meta.dropped_from] : null;
-    const wasCode = was ? was.codes[at(was, state.frame, i, j)] : 0;
-    const dropped = was !== null && src.codes[n] === 0 && wasCode > 0; // removed by dropout: say so, not just 0
+    const wasCode = was ? codeAt(was, state.frame, i, j) ?? 0 : 0;
+    const dropped = was !== null && code === 0 && wasCode > 0; // removed by dropout: say so, not just 0
     bar.row.classList.toggle("av-dropped", dropped);
     bar.row.classList.toggle("av-selected", j === state.key);
     bar.label.textContent = labelOf(v, j);
-    bar.fill.style.width = `${(100 * Math.abs(src.codes[n])) / biggest}%`;
+    bar.fill.style.width = `${(100 * Math.abs(code)) / biggest}%`;
     bar.fill.style.background = src.colours[Math.min(src.shades[n], 254)];
-    bar.value.textContent = dropped ? `0 (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(src.codes[n], meta.decimals);
+    bar.value.textContent = dropped ? `0 (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(code, meta.decimals);
   });
 }
 

@@ -8,24 +8,53 @@ export function cellIndex(layout, cols, i, j) {
   return i * cols + j;
 }
 
-/** How many maps a stack of frames holds: the product of its dimensions (a layer × head grid is two). */
-export function frameCount(frames) {
-  return frames ? frames.dims.reduce((n, dim) => n * dim.values.length, 1) : 1;
+/** How many values the last dimension has under each value of the one before: its `lengths` when that value
+ * limits it (a ragged dimension: head 3 does not exist with 2 heads), else all of its values each time. */
+function lastLengths(frames) {
+  const dims = frames.dims, last = dims[dims.length - 1];
+  if (dims.length === 1) return [last.values.length];
+  return last.lengths ?? dims[dims.length - 2].values.map(() => last.values.length);
 }
 
-/** A flat frame index as one index per dimension (the first dimension outermost), and back. */
+const total = (list) => list.reduce((n, x) => n + x, 0);
+
+/** How many values dimension d offers when the earlier ones are at `parts` (only the last may be ragged). */
+export function dimLength(frames, d, parts) {
+  const dims = frames.dims;
+  return d === dims.length - 1 && d > 0 ? lastLengths(frames)[parts[d - 1]] : dims[d].values.length;
+}
+
+/** How many maps a stack of frames holds: the product of its dimensions (a layer × head grid is two); a ragged
+ * last dimension counts only the values that exist (every head of every head count: the sum of the counts). */
+export function frameCount(frames) {
+  if (!frames) return 1;
+  return frames.dims.slice(0, -2).reduce((n, dim) => n * dim.values.length, 1) * total(lastLengths(frames));
+}
+
+/** A flat frame index as one index per dimension (the first dimension outermost, the frames in that order
+ * with a ragged last dimension's missing values left out), and back. */
 export function frameParts(frames, flat) {
+  const dims = frames.dims, n = dims.length, lengths = lastLengths(frames), block = total(lengths);
+  let rest = flat % block, outer = Math.floor(flat / block), before = 0;
+  while (before < lengths.length - 1 && rest >= lengths[before]) rest -= lengths[before++];
   const parts = [];
-  for (let d = frames.dims.length - 1; d >= 0; d--) {
-    const n = frames.dims[d].values.length;
-    parts[d] = flat % n;
-    flat = Math.floor(flat / n);
+  if (n === 1) parts[0] = rest;
+  else [parts[n - 2], parts[n - 1]] = [before, rest];
+  for (let d = n - 3; d >= 0; d--) {
+    const len = dims[d].values.length;
+    parts[d] = outer % len;
+    outer = Math.floor(outer / len);
   }
   return parts;
 }
 
+/** The flat index of `parts`; a last part past what its ragged dimension offers becomes its last value. */
 export function frameFrom(frames, parts) {
-  return frames.dims.reduce((flat, dim, d) => flat * dim.values.length + parts[d], 0);
+  const n = frames.dims.length, lengths = lastLengths(frames);
+  const outer = frames.dims.slice(0, -2).reduce((flat, dim, d) => flat * dim.values.length + parts[d], 0);
+  const inner = n === 1 ? parts[0]
+    : total(lengths.slice(0, parts[n - 2])) + Math.min(parts[n - 1], lengths[parts[n - 2]] - 1);
+  return outer * total(lengths) + inner;
 }
 
 /** Where cell (i, j) of frame f sits when Python sent F maps of `rows` × `cols` one after another. */
@@ -72,6 +101,29 @@ export function shadeColours(stops, masked) {
   for (let s = 0; s < SHADE_MASKED; s++) table.push(`rgb(${colourAt(stops, s / (SHADE_MASKED - 1)).join(",")})`);
   table.push(masked);
   return table;
+}
+
+/** The RGBA pixels of an overview: Python's blocks as shades (rows × cols from `base`) on the map's stops, and
+ * masked blocks (shade 255) in diagonal grey stripes, as colour.py hatches them. */
+export function overviewPixels(shades, base, rows, cols, stops, masked) {
+  const table = Array.from({ length: SHADE_MASKED }, (_, s) => colourAt(stops, s / (SHADE_MASKED - 1)));
+  const stripes = masked.map(parseHex);
+  const pixels = new Uint8ClampedArray(rows * cols * 4);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const n = r * cols + c, shade = shades[base + n];
+      pixels.set(shade === SHADE_MASKED ? stripes[Math.floor((r + c) / 2) % 2] : table[shade], 4 * n);
+      pixels[4 * n + 3] = 255;
+    }
+  }
+  return pixels;
+}
+
+/** The readout of a cell whose exact value Python did not send (a large map sends each row's `top` largest): the
+ * lowest and highest value among the cells of its colour, as codes rounded outwards, in the legend's unit. */
+export function notSentText(top, low, high, decimals, unit = "") {
+  return `not sent at this size (only each row's ${top} largest travel); cells of its colour hold `
+    + `${formatFixed(low, decimals)} to ${formatFixed(high, decimals)}${unit ? ` (${unit})` : ""}`;
 }
 
 /** A window start that keeps size cells inside 0..n. */
@@ -192,7 +244,7 @@ export function fromSlider(state, meta, name, value) {
   }
   if (name.startsWith("frame") && meta.frames) { // frame0, frame1: one slider per dimension of the stack
     const d = Number(name.slice(5)), parts = frameParts(meta.frames, state.frame);
-    parts[d] = Math.min(n, meta.frames.dims[d].values.length - 1);
+    parts[d] = Math.min(n, dimLength(meta.frames, d, parts) - 1);
     return { ...state, frame: frameFrom(meta.frames, parts) };
   }
   if (name === "window") return { ...state, window: clampWindow(n, state.size, meta.rows) };

@@ -1,0 +1,20 @@
+"""attention_core.drawing.numbers: the number formats of issue 29 (thousands, one tolerance, even trailing zeros)."""
+from attention_core.drawing import numbers
+
+
+def test_plain_text_numbers_separate_thousands_and_latex_numbers_do_not():
+    assert numbers.plain(18911.6121) == "18,911.6121" and numbers.plain(4096) == "4,096"
+    assert numbers.plain(0.5) == "0.5" and numbers.plain(2.84e7) == "2.84 × 10⁷"
+    assert numbers.latex(18911.6121) == "18911.6121"  # a comma in st.latex would set a space after it
+
+
+def test_scientific_keeps_its_decimals_and_the_tolerance_is_written_one_way():
+    assert numbers.scientific(4.8123e-7) == "4.8 × 10⁻⁷" and numbers.scientific(6e-8) == "6.0 × 10⁻⁸"
+    assert numbers.scientific(0.0) == "0" and numbers.scientific(1e-5) == "10⁻⁵"
+    assert numbers.scientific(0.0149, 2) == "1.49 × 10⁻²"
+    assert numbers.within_tolerance(7.2e-7) == "≤ 10⁻⁵" and numbers.within_tolerance(2e-5) == "> 10⁻⁵"
+
+
+def test_places_keeps_trailing_zeros_and_drops_the_sign_of_zero():
+    assert [numbers.places(v) for v in (1, 0.00934, 0.2080, -1e-9)] == ["1.0000", "0.0093", "0.2080", "0.0000"]
+    assert numbers.places(-0.5, 2) == "-0.50" and numbers.places(1018.4986, 3) == "1,018.499"
