@@ -90,5 +90,5 @@ ui.explain(
     title="Where the quadratic bites", name="quadratic",
 )
 
-ui.show_code(efficiency.course_attention, efficiency.fused_attention, efficiency.time_call,
+ui.show_code(efficiency.course_attention, efficiency.fused_attention, efficiency.timings,
              title="The code that is timed")

@@ -3,6 +3,8 @@
 tiktoken's "gpt2" encoding is built by `data_gym_to_mergeable_bpe_ranks(vocab.bpe, encoder.json)` with
 the r50k pattern; here the same function reads the test's own merges.txt and vocab.json (no download).
 """
+import json
+
 import pytest
 
 from attention_core.models import gpt2
@@ -66,3 +68,21 @@ def test_every_byte_has_a_printable_character():
 
 def test_an_id_beyond_the_vocabulary_reads_as_its_number(directory):
     assert Tokenizer.from_dir(directory).token_text(50000) == "<50000>"
+
+
+def test_end_of_text_is_its_own_id_and_typed_text_stays_text(tmp_path):
+    vocab = write_tokenizer(tmp_path)
+    vocab["<|endoftext|>"] = len(vocab)  # where GPT-2's vocab.json has it: last, after every merge
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    tokenizer = Tokenizer.from_dir(tmp_path)
+    assert tokenizer.token_text(vocab["<|endoftext|>"]) == "<|endoftext|>"
+    ids = tokenizer.encode("the<|endoftext|>")
+    assert vocab["<|endoftext|>"] not in ids and tokenizer.decode(ids) == "the<|endoftext|>"
+
+
+def test_a_vocabulary_out_of_merge_order_is_refused(tmp_path):
+    vocab = write_tokenizer(tmp_path)
+    vocab["he"], vocab["Ġt"] = vocab["Ġt"], vocab["he"]  # tiktoken would merge "he" before " t"
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(ValueError, match="merges.txt's order"):
+        Tokenizer.from_dir(tmp_path)

@@ -27,7 +27,7 @@ def test_opens_with_curves_every_head_and_the_scores():
     data = grid(at)
     assert sorted(set(data["layer"])) == [1, 2] and sorted(set(data["head"])) == [1, 2, 3, 4]
     assert len(data) == 8 * 32 * 33 // 2  # every head, every visible cell of 32 tokens
-    assert data["query"].iloc[0].split(" ")[1].strip("“”") in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # tokens as symbols
+    assert data["query"].iloc[0].split(" ")[1].strip("‘’") in "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # tokens as symbols
     table = at.dataframe[0].value
     assert list(table["head"]) == [f"{l}.{h}" for l in (1, 2) for h in (1, 2, 3, 4)]
     assert table["previous-token"][:4].max() >= 0.5 and table["induction"][4:].max() >= 0.5
@@ -42,7 +42,7 @@ def test_scrubbing_to_step_0_shows_the_untrained_heads():
     assert not at.exception
     start = grid(at)
     assert (start["query"] == final["query"]).all() and not (start["weight"] == final["weight"]).all()
-    position = lambda labels: labels.str.split().str[0].astype(int)  # noqa: E731  "29 “K”" -> 29
+    position = lambda labels: labels.str.split().str[0].astype(int)  # noqa: E731  "29 ‘K’" -> 29
     sharp = lambda data: (data["weight"][position(data["query"]) > 4] > 0.8).mean()  # noqa: E731
     assert sharp(start) < 0.01 < sharp(final)  # untrained heads spread their weight; trained ones pick a key
     table = at.dataframe[0].value
@@ -133,7 +133,7 @@ def test_heads_screen_with_trained_weights():
     layer_1 = chart_specs(at)
     assert len(layer_1) == 4  # four head maps; their rows are in the view
     assert views(at)["heads_view"]["meta"]["frames"]["dims"][0]["values"] == [1, 2, 3, 4]
-    assert "32 “S”" in str(layer_1[0])  # the probe's 32nd token, a symbol of the repeat task
+    assert "32 ‘S’" in str(layer_1[0])  # the probe's 32nd token, a symbol of the repeat task
     at.select_slider(key="layer").set_value(2).run()
     assert "Trained weights: layer 2" in page_text(at) and chart_specs(at)[0] != layer_1[0]
     bad = open_screen("heads", weights="trained", layer="5")
@@ -244,9 +244,9 @@ def test_no_head_off_shows_no_change_and_a_head_off_shows_its_cost_in_the_same_u
 
 def test_probe_labels_put_the_position_in_brackets_so_digits_cannot_run_together():
     from attention_core.drawing.training_charts import probe_labels
-    assert probe_labels("I2A", [0, 1, 1]) == ["1 “I”", "2 “2”", "3 “2”"]  # not "1 I", "2 2", "3 2"
+    assert probe_labels("I2A", [0, 1, 1]) == ["1 ‘I’", "2 ‘2’", "3 ‘2’"]  # not "1 I", "2 2", "3 2"
     view = views(open_screen("trained"))["trained_view"]
-    assert all(label.startswith(f"{n + 1} “") and label.endswith("”")  # the view keeps a label that starts
+    assert all(label.startswith(f"{n + 1} ‘") and label.endswith("’")  # the view keeps a label that starts
                for n, label in enumerate(view["meta"]["labels"]))  # with its position as it is
 
 

@@ -102,7 +102,7 @@ def warm(live, wanted: list[tuple[str, str]]) -> list[Opened]:
         _LOG.warning("warm-up skipped: %s", error)
         DONE.set()
         return []
-    started = time.perf_counter()
+    started, opened = time.perf_counter(), []
     for preset, screen in wanted:
         begun = time.perf_counter()
         try:
@@ -110,12 +110,13 @@ def warm(live, wanted: list[tuple[str, str]]) -> list[Opened]:
             ok, why = future.result(SCREEN_TIMEOUT_S + 10)
         except Exception as error:  # a timeout or a stopped server: go on with the next one, or stop quietly
             ok, why = False, f"{type(error).__name__}: {error}"
-        REPORT.append(Opened(preset, screen, time.perf_counter() - begun, ok, why))
-        _LOG.info("warm-up: /%s at preset %s in %.2f s%s", screen, preset, REPORT[-1].seconds, "" if ok else f" ({why})")
+        opened.append(Opened(preset, screen, time.perf_counter() - begun, ok, why))
+        _LOG.info("warm-up: /%s at preset %s in %.2f s%s", screen, preset, opened[-1].seconds, "" if ok else f" ({why})")
         time.sleep(0.05)  # a visitor whose run waits at the gate gets the slot before the next screen
     _LOG.info("warm-up: %d screens in %.1f s", len(wanted), time.perf_counter() - started)
+    REPORT.extend(opened)
     DONE.set()
-    return REPORT
+    return opened
 
 
 async def _open(live, preset: str, screen: str) -> tuple[bool, str]:

@@ -23,7 +23,7 @@ def places(number: float, decimals: int = 4) -> str:
     """A fixed number of decimals, trailing zeros kept so that a column's digits line up ("1.0000" beside
     "0.0093"), thousands separated, and never "-0.0000" for a tiny negative that rounds to zero."""
     text = f"{number:,.{decimals}f}"
-    return text
+    return text[1:] if text.startswith("-") and not text.strip("-0.,") else text
 
 
 def whole(number: float) -> str:

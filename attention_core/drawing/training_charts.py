@@ -11,9 +11,9 @@ from attention_core.drawing.charts import SCALES, to_spec
 
 def probe_labels(symbols: str, ids) -> list[str]:
     """Axis labels of a probe sequence: each token's position (1-based; a symbol repeats), then its symbol in
-    quotes. Symbols include digits: "2 2" or "1 I" would read as 22 and 11, "2 “2”" and "1 “I”" cannot. The
-    position comes first, as every label of the app's attention view does."""
-    return [f"{n + 1} “{symbols[int(t)]}”" for n, t in enumerate(ids)]
+    single quotes. Symbols include digits: "2 2" or "1 I" would read as 22 and 11, "2 ‘2’" and "1 ‘I’" cannot. The
+    position comes first, as every label of the app's attention view does, which sets labels in double quotes."""
+    return [f"{n + 1} ‘{symbols[int(t)]}’" for n, t in enumerate(ids)]
 
 
 def history_frame(history: dict, every: int = 10) -> pd.DataFrame:

@@ -44,7 +44,8 @@ PARAMS = {
     "scale": Param(bool, True),
     "d_k": Param(int, 64, 1, 1024),
     "temperature": Param(float, 1.0, 0.25, 4.0),
-    # Heads in memory: a small multi-head split (every float drawn) and one picked element, 1-based.
+    # Heads in memory: a small multi-head split (every float drawn) and one picked element: 1-based in the URL;
+    # the screen shows PyTorch's 0-based index, value − 1.
     "mem_tokens": Param(int, 6, 1, MEMORY_TOKENS),
     "mem_heads": Param(int, 2, 1, MEMORY_HEADS),
     "mem_head_dim": Param(int, 3, 1, MEMORY_HEAD_DIM),

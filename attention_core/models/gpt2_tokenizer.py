@@ -1,22 +1,23 @@
-"""GPT-2's byte-level BPE tokenizer, read from a local vocab.json and merges.txt.
+"""GPT-2's tokenizer: tiktoken (the book's tokenizer) built from a local vocab.json and merges.txt.
 
-The same algorithm as OpenAI's encoder.py and tiktoken's `gpt2` encoding (which the book uses):
-split the text with GPT-2's regular expression, map each piece's UTF-8 bytes to printable
-characters, then apply the merges in rank order. Works fully offline.
+tiktoken's named "gpt2" encoding downloads OpenAI's encoder.json and vocab.bpe, which are the hub's
+vocab.json and merges.txt under other names. So the same Encoding is built here from the files next to the
+weights, with the same pattern string and end-of-text token: no network, and the ids of tiktoken's "gpt2".
 """
 import functools
 import json
 from pathlib import Path
 
-import regex
+import tiktoken
+from tiktoken_ext.openai_public import ENDOFTEXT, r50k_pat_str  # what tiktoken's own gpt2() passes
 
-# GPT-2's pre-tokenizer: contractions, letters, digits, other symbols, whitespace (\p{..} needs `regex`).
-PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
+SPECIAL = (ENDOFTEXT, "<|startoftext|>")  # in vocab.json, but never the result of a merge
 
 
 @functools.lru_cache(maxsize=1)
 def bytes_to_unicode() -> dict[int, str]:
-    """Each of the 256 byte values -> a printable character (spaces and controls moved above 255)."""
+    """Each of the 256 byte values -> the printable character that stands for it in vocab.json and
+    merges.txt (spaces and control bytes moved above 255: the space byte is "Ġ")."""
     printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + \
         list(range(ord("®"), ord("ÿ") + 1))
     chars, extra = {}, 0
@@ -29,68 +30,55 @@ def bytes_to_unicode() -> dict[int, str]:
     return chars
 
 
+def read_ranks(directory: Path) -> tuple[dict[bytes, int], dict[str, int]]:
+    """vocab.json as tiktoken wants it: each token's bytes -> its id, and the special tokens apart.
+
+    tiktoken merges the pair whose joined bytes have the lowest id, so an id must be the merge's line in
+    merges.txt (after the 256 single bytes). tiktoken's data_gym_to_mergeable_bpe_ranks checks the same,
+    but it also copies both files into a temp-folder cache keyed by their path, which would go stale
+    when the files at that path change: hence this reader.
+    """
+    byte_of = {c: b for b, c in bytes_to_unicode().items()}
+    vocab = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
+    special = {token: i for token, i in vocab.items() if token in SPECIAL}
+    ranks = {bytes(byte_of[c] for c in token): i for token, i in vocab.items() if token not in SPECIAL}
+    lines = (directory / "merges.txt").read_text(encoding="utf-8").splitlines()
+    merges = [line.split() for line in lines if line.strip() and not line.startswith("#version")]
+    in_order = all(ranks.get(bytes(byte_of[c] for c in a + b)) == 256 + n for n, (a, b) in enumerate(merges))
+    if not in_order or len(ranks) != 256 + len(merges):
+        raise ValueError(f"{directory}: vocab.json's ids do not follow merges.txt's order, as GPT-2's do")
+    return ranks, special
+
+
 class Tokenizer:
-    def __init__(self, vocab: dict[str, int], merges: list[tuple[str, str]]):
-        self.encoder = vocab  # BPE string -> id
-        self.decoder = {i: s for s, i in vocab.items()}
-        self.ranks = {pair: rank for rank, pair in enumerate(merges)}
-        self.byte_encoder = bytes_to_unicode()
-        self.byte_decoder = {c: b for b, c in self.byte_encoder.items()}
-        self._cache: dict[str, list[str]] = {}
+    """encode/decode with tiktoken; token_text shows one token (ids past the vocabulary read <id>)."""
+
+    def __init__(self, encoding: tiktoken.Encoding):
+        self.encoding = encoding
 
     @classmethod
     def from_dir(cls, directory) -> "Tokenizer":
         directory = Path(directory)
-        vocab = json.loads((directory / "vocab.json").read_text(encoding="utf-8"))
-        merges = []
-        for line in (directory / "merges.txt").read_text(encoding="utf-8").splitlines():
-            if line.startswith("#version") or not line.strip():
-                continue
-            first, second = line.split()
-            merges.append((first, second))
-        return cls(vocab, merges)
-
-    def bpe(self, piece: str) -> list[str]:
-        """Merge the lowest-ranked adjacent pair until no known merge remains."""
-        if piece in self._cache:
-            return self._cache[piece]
-        parts = list(piece)
-        while len(parts) > 1:
-            pairs = {(a, b) for a, b in zip(parts, parts[1:])}
-            best = min(pairs, key=lambda p: self.ranks.get(p, float("inf")))
-            if best not in self.ranks:
-                break
-            merged, i = [], 0
-            while i < len(parts):
-                if i < len(parts) - 1 and (parts[i], parts[i + 1]) == best:
-                    merged.append(parts[i] + parts[i + 1])
-                    i += 2
-                else:
-                    merged.append(parts[i])
-                    i += 1
-            parts = merged
-        if len(self._cache) < 10_000:
-            self._cache[piece] = parts
-        return parts
+        ranks, special = read_ranks(directory)
+        return cls(tiktoken.Encoding(f"gpt2 ({directory})", pat_str=r50k_pat_str,
+                                     mergeable_ranks=ranks, special_tokens=special))
 
     def encode(self, text: str) -> list[int]:
-        ids = []
-        for piece in PATTERN.findall(text):
-            mapped = "".join(self.byte_encoder[b] for b in piece.encode("utf-8"))
-            ids.extend(self.encoder[token] for token in self.bpe(mapped))
-        return ids
+        # ordinary: "<|endoftext|>" typed by a reader is text, split like any other (as GPT-2's encoder.py)
+        return self.encoding.encode_ordinary(text)
 
     def token_bytes(self, token_id: int) -> bytes:
-        return bytes(self.byte_decoder[c] for c in self.decoder[token_id])
+        return self.encoding.decode_single_token_bytes(token_id)
 
     def token_text(self, token_id: int) -> str:
         """One token as readable text (a piece of a multi-byte character shows as �).
 
         An id the vocabulary lacks (a model may pad its embedding past the tokenizer's size) reads <id>.
         """
-        if token_id not in self.decoder:
+        try:
+            return self.token_bytes(token_id).decode("utf-8", errors="replace")
+        except KeyError:
             return f"<{token_id}>"
-        return self.token_bytes(token_id).decode("utf-8", errors="replace")
 
     def decode(self, ids: list[int]) -> str:
-        return b"".join(self.token_bytes(i) for i in ids).decode("utf-8", errors="replace")
+        return self.encoding.decode(ids, errors="replace")
