@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from benchmark import SCREENS, slider_latency  # noqa: E402
+from bench.sliders import SCREENS, slider_latency  # noqa: E402
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_flags, streamlit_server, wait_idle  # noqa: E402
 
 

@@ -108,3 +108,25 @@ def test_readme_is_short_and_undated():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.split("\n")) <= 200
     assert not re.search(r"\b20\d\d-\d\d-\d\d\b|\b\d\d:\d\d UTC\b|load average", text)
+
+
+def headings(text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings: lowercase, punctuation dropped, spaces as dashes."""
+    prose = re.sub(r"(?ms)^ {0,3}```.*?^ {0,3}```", "", text)  # a `# comment` in a code block is no heading
+    titles = re.findall(r"(?m)^#{1,6}\s+(.*?)\s*$", prose)
+    return {re.sub(r"[^\w\- ]", "", title.replace("`", "").lower()).replace(" ", "-") for title in titles}
+
+
+def test_links_between_the_pages_resolve():
+    """Text moved from the README into docs/: a link to a file or a heading that is not there fails here."""
+    broken = []
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue  # https://...: not checked offline
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists() or (anchor and linked.suffix == ".md"
+                                       and anchor not in headings(linked.read_text(encoding="utf-8"))):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not broken

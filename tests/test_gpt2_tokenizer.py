@@ -1,4 +1,5 @@
-"""GPT-2's byte-level BPE (attention_core.models.gpt2_tokenizer) against tiktoken's and transformers' on a small vocabulary.
+"""GPT-2's tokenizer (attention_core.models.gpt2_tokenizer: tiktoken, read from local files) against
+tiktoken's own "gpt2" construction and transformers' GPT2Tokenizer, on a small vocabulary.
 
 tiktoken's "gpt2" encoding is built by `data_gym_to_mergeable_bpe_ranks(vocab.bpe, encoder.json)` with
 the r50k pattern; here the same function reads the test's own merges.txt and vocab.json (no download).

@@ -26,7 +26,8 @@ _COMPUTING = threading.RLock()
 
 def one_at_a_time(build):
     """build(), while no other big computation of this server runs (traces, overview images), then the freed
-    pages of its intermediates handed back to the system (2.0 GB peak without, 1.6 with, GPT-2 class)."""
+    pages of its intermediates handed back to the system, so the next big computation reuses them instead of
+    the process growing (ui/memory.py; figures: docs/DEPLOY.md)."""
     with _COMPUTING:
         value = build()
         memory.trim()

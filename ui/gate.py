@@ -3,10 +3,9 @@
 Streamlit runs every session's script in a thread of its own, and Python runs one thread at a time (the
 GIL). Sixty students' reruns at once therefore share one core in 5 ms slices: each finishes as late as
 the last of them, the thread switches cost CPU of their own, and the event-loop thread that sends
-every finished page waits for the GIL behind them. Measured with scripts/load_test.py (60 students,
-book preset, one process, 2 cores, one run after the other): p95 3.43 s with every run at once, 1.01 s
-with two at a time, 0.94 s with one (docs/DEPLOY.md). A rerun that waits here waits in line instead, and
-the runs ahead of it finish at full speed.
+every finished page waits for the GIL behind them. A rerun that waits here waits in line instead, and
+the runs ahead of it finish at full speed, so a class's slowest waits come down (the load runs with and
+without the gate: docs/DEPLOY.md, "Load figures").
 
 ATTENTION_SCRIPT_SLOTS sets how many runs go at once (default 1; 0 turns the gate off). Work that
 waits rather than computes (a download) gives its slot back meanwhile with `released()`.

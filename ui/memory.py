@@ -1,10 +1,11 @@
 """glibc's allocator in a server of many threads: few arenas, and memory handed back after big work.
 
 Streamlit runs every session's script in its own thread, and glibc gives threads their own malloc
-arenas (up to 8 per core), each keeping freed memory for itself. Under a class of 30 at GPT-2 size
-this measured 2.0 GB peak RSS; with 2 arenas 1.6 GB, the same work (scripts/load_test.py, docs/DEPLOY.md).
-The environment variable MALLOC_ARENA_MAX does the same, but only if set before the process starts,
-which a hosted app cannot do; mallopt works from inside. Elsewhere (macOS, Windows, musl) these are no-ops.
+arenas (up to 8 per core), each keeping freed memory for itself: memory then follows the number of
+threads that ever ran a big computation, not the work in flight. Few arenas, trimmed after big work, keep
+a GPT-2-sized class's peak down (figures: docs/DEPLOY.md, "Memory at large sizes"). The environment
+variable MALLOC_ARENA_MAX does the same, but only if set before the process starts, which a hosted app
+cannot do; mallopt works from inside. Elsewhere (macOS, Windows, musl) these are no-ops.
 """
 import ctypes
 import threading

@@ -1,0 +1,19 @@
+"""In Chromium: num_heads on /heads sits inside the screen's fragment, so moving it reruns only that part; at GPT-2
+small it leaves the preset, and the page must rerun whole for the sidebar, the URL and the note to say so."""
+from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
+
+
+def test_moving_num_heads_at_gpt2_small_says_custom_everywhere():
+    require_browser()
+    with streamlit_server() as base, chromium_page(height=1000) as page:
+        page.goto(f"{base}/heads?preset=gpt2-small")
+        wait_idle(page)
+        page.locator(".st-key-heads input[type=range]").focus()
+        page.keyboard.press("ArrowLeft")  # 12 -> 8 heads (the divisors of 768)
+        page.wait_for_function("location.search.includes('preset=custom')", timeout=60_000)
+        wait_idle(page)
+        assert "heads=8" in page.url
+        notes = page.locator('[data-testid="stAlert"]').all_inner_texts()
+        assert any("heads 12 → 8: you left the GPT-2 small preset; these sizes are custom." in n for n in notes), notes
+        assert page.locator(".st-key-preset input").first.input_value() == "Custom"  # the sidebar redrew too
+        assert exceptions(page) == []
