@@ -1,5 +1,6 @@
 """Shared fixtures: AppTest on the real app.py, with Streamlit's process-wide caches cleared."""
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -11,6 +12,9 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 sys.path.insert(0, str(ROOT))  # `screens.registry` and `attention_core`, however pytest is started
+# The servers the tests start skip the warm-up (ui/warmup.py: ten screens computed after the first visit), so it
+# cannot compete with what a test measures; tests/test_warmup.py runs it on purpose.
+os.environ.setdefault("ATTENTION_WARMUP", "0")
 
 from ui import byte_cache  # noqa: E402
 from screens.registry import BY_NAME  # noqa: E402

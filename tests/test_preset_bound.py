@@ -80,6 +80,9 @@ def test_a_public_link_past_the_bound_gets_the_most_tokens_that_fit_and_a_note(p
 def test_a_public_move_past_the_bound_lowers_the_tokens_or_is_refused(public):
     at = open_screen(preset="custom", input="random", tokens="64", d_in="768", d_out="768", heads="12")
     assert "public server" not in notes(at)
+    most = move_cost.most_tokens(768, 768, 12)
+    assert f"at most about 1 s a move: up to {most:,} tokens at d_in 768, d_out 768 and 12 heads." in " ".join(
+        c.value for c in at.sidebar.caption)  # the sidebar says the bound before anyone meets it
     at.slider(key="tokens").set_value(1024).run()
     assert at.session_state["keep:tokens"] == move_cost.most_tokens(768, 768, 12)
     assert "so tokens are now" in notes(at)

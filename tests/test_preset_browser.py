@@ -14,6 +14,7 @@ def test_moving_num_heads_at_gpt2_small_says_custom_everywhere():
         wait_idle(page)
         assert "heads=8" in page.url
         notes = page.locator('[data-testid="stAlert"]').all_inner_texts()
-        assert any("heads 12 → 8: you left the GPT-2 small preset; these sizes are custom." in n for n in notes), notes
+        said = "heads 12 → 8: you left the GPT-2 small preset; these sizes are custom."
+        assert any(said in n for n in notes), notes
         assert page.locator(".st-key-preset input").first.input_value() == "Custom"  # the sidebar redrew too
         assert exceptions(page) == []

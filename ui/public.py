@@ -65,5 +65,6 @@ def fit(values: dict, moved: str | None, old) -> tuple[dict, str | None]:
     if values["input"] == "random" and most >= 1:
         return {"tokens": most}, f"{start}, so tokens are now {most:,}, the most that fit these sizes."
     if moved is not None:  # (the sentence is the visitor's text: a note does not repeat it)
-        return {moved: old}, f"{start}, so " + ("the sentence stays as it was." if moved == "text" else f"{moved} stays {old}.")
+        kept = "the sentence stays as it was" if moved == "text" else f"{moved} stays {old}"
+        return {moved: old}, f"{start}, so {kept}."
     return dict(PRESETS["book"], preset="book"), f"{start}, so this page uses the book's sizes."

@@ -40,9 +40,11 @@ def sidebar() -> Settings:
         control(st.number_input, "Seed", "seed", min_value=0, max_value=PARAMS["seed"].high, step=1)
         if public_mode() and value("preset") != "book":
             _, d_in, d_out, heads = sizes_of({name: value(name) for name in PARAMS})
-            st.caption(f"This public server computes a custom size live, at most about {move_cost.BUDGET_S:g} s a move: "
-                       f"up to {move_cost.most_tokens(d_in, d_out, heads):,} tokens at d_in {d_in}, d_out {d_out} and "
-                       f"{heads} heads. GPT-2 small's own screens are computed once for everyone.")
+            most = move_cost.most_tokens(d_in, d_out, heads)
+            fits = (f"up to {most:,} tokens at d_in {d_in}, d_out {d_out} and {heads} heads" if most else
+                    f"no token count at d_in {d_in}, d_out {d_out} and {heads} heads (fewer heads or dims do)")
+            st.caption(f"This public server computes a custom size live, at most about {move_cost.BUDGET_S:g} s "
+                       f"a move: {fits}. GPT-2 small's own screens are computed once for everyone.")
         if value("preset") == "book":
             st.caption("Book preset: each screen uses the book's own seed (123, or 789 where the "
                        "book reuses SelfAttention_v2's weights).")

@@ -130,7 +130,10 @@ def init_state() -> None:
         st.session_state[KEEP + name] = new
     for name, new in given.items():
         st.session_state[KEEP + name] = new
-    differs = [n for n in given if leaves_preset(n, preset) and PRESETS.get(preset, {}).get(n, PARAMS[n].default) != given[n]]
+    own = PRESETS.get(preset, {})
+    # (heads that do not divide d_out are no override: /heads shows the preset's count instead, with a note)
+    differs = [n for n in given if leaves_preset(n, preset) and own.get(n, PARAMS[n].default) != given[n]
+               and not (n == "heads" and value("d_out") % given[n])]
     if differs:  # ?preset=gpt2-small&d_out=512: the link's own sizes, which are no longer the preset
         st.session_state[KEEP + "preset"] = "custom"
         if named:

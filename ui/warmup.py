@@ -1,6 +1,8 @@
 """Warm-up: shortly after the server starts, it opens each stage screen at each preset once, so that the first
-student at ?preset=gpt2-small finds GPT-2 small's screens computed (about a second of cache hits, not the many
-seconds of a cold 1,024-token layer).
+student at ?preset=gpt2-small finds GPT-2 small's screens computed instead of waiting for a 1,024-token layer.
+
+Streamlit runs no app code before the first visitor (the health check does not run app.py), so "starts" means
+the first visit: the teacher's check before class (docs/DEPLOY.md), or the first student.
 
 How: one background thread per process (app.py's first run starts it) opens every stage screen in a headless
 session of the server's own Streamlit Runtime: an ordinary AppSession whose client drops what it is sent, the way
@@ -19,7 +21,7 @@ screen of it; each open has a time limit, and there are ten (five stages, two pr
 never reaches a visitor.
 
 ATTENTION_WARMUP=0 turns it off (the test servers do); ATTENTION_WARMUP=book names the presets to warm
-(comma-separated; default: book and gpt2-small).
+(comma-separated; default: gpt2-small and book).
 """
 import asyncio
 import os
@@ -37,14 +39,12 @@ from attention_core.lessons.presets import PRESETS, url_params
 from screens.registry import STAGES
 
 ENV_VAR = "ATTENTION_WARMUP"
-PRESETS_WARMED = ("book", "gpt2-small")
+PRESETS_WARMED = ("gpt2-small", "book")  # the dear one first: the book's five screens take a few tenths of a second
 SCREEN_TIMEOUT_S = 120  # one screen's run, gate wait included; a cold GPT-2-sized /heads takes a few seconds here
 _LOG = get_logger(__name__)  # Streamlit's handler and level: the lines reach the server's log
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
-DONE = threading.Event()  # set when the warm-up is over (or was never started because it is off)
-REPORT: list["Opened"] = []  # what the warm-up opened, in order (the server's log says the same)
 
 
 @dataclass
@@ -67,9 +67,10 @@ def presets_wanted() -> tuple[str, ...]:
 
 
 def targets(presets=None, screens=None) -> list[tuple[str, str]]:
-    """(preset, url path) pairs: every stage screen at every preset to warm."""
-    return [(preset, screen) for preset in (presets_wanted() if presets is None else presets)
-            for screen in (screens or [s.url_path for s in STAGES])]
+    """(preset, url path) pairs: every stage screen at every preset to warm, /heads first (the dearest: a student
+    who opens it while the warm-up runs would otherwise wait for the others too)."""
+    stages = screens or sorted((s.url_path for s in STAGES), key=lambda name: name != "heads")
+    return [(preset, screen) for preset in (presets_wanted() if presets is None else presets) for screen in stages]
 
 
 def start_once() -> threading.Thread | None:
@@ -100,7 +101,6 @@ def warm(live, wanted: list[tuple[str, str]]) -> list[Opened]:
         loop = live._get_async_objs().eventloop  # the Runtime's event loop: sessions are made and closed on it
     except Exception as error:  # a Runtime not started: nothing to warm, and nothing a visitor must see
         _LOG.warning("warm-up skipped: %s", error)
-        DONE.set()
         return []
     started, opened = time.perf_counter(), []
     for preset, screen in wanted:
@@ -111,11 +111,10 @@ def warm(live, wanted: list[tuple[str, str]]) -> list[Opened]:
         except Exception as error:  # a timeout or a stopped server: go on with the next one, or stop quietly
             ok, why = False, f"{type(error).__name__}: {error}"
         opened.append(Opened(preset, screen, time.perf_counter() - begun, ok, why))
-        _LOG.info("warm-up: /%s at preset %s in %.2f s%s", screen, preset, opened[-1].seconds, "" if ok else f" ({why})")
+        _LOG.info("warm-up: /%s at preset %s in %.2f s%s", screen, preset, opened[-1].seconds,
+                  "" if ok else f" ({why})")
         time.sleep(0.05)  # a visitor whose run waits at the gate gets the slot before the next screen
     _LOG.info("warm-up: %d screens in %.1f s", len(wanted), time.perf_counter() - started)
-    REPORT.extend(opened)
-    DONE.set()
     return opened
 
 
@@ -142,13 +141,16 @@ class _Discard(SessionClient):
     def __init__(self):
         self.finished, self.errors = False, []
 
-    def write_forward_msg(self, msg: ForwardMsg) -> None:  # the Runtime's loop calls this: it must never raise
-        kind = msg.WhichOneof("type")
-        if kind == "script_finished":
-            self.finished = msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            if msg.delta.new_element.WhichOneof("type") == "exception":
-                self.errors.append(msg.delta.new_element.exception.message[:200])
+    def write_forward_msg(self, msg: ForwardMsg) -> None:
+        try:  # the Runtime's message loop calls this for every session: an exception here would end it for all
+            kind = msg.WhichOneof("type")
+            if kind == "script_finished":
+                self.finished = msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                if msg.delta.new_element.WhichOneof("type") == "exception":
+                    self.errors.append(msg.delta.new_element.exception.message[:200])
+        except Exception as error:
+            self.errors.append(f"{type(error).__name__}: {error}")
 
     @property
     def client_context(self):
