@@ -46,12 +46,18 @@ def screen():
                                                    ("parameters (MultiHeadAttention)", f"{mha_params:,}")]):
         col.metric(label, shown)
 
-    too_large = None if in_browser else traces.heads_too_large(num_heads, T, d_in, d_out)
+    # The wrapper builds num_heads full-width CausalAttention modules: a size past heads_too_large is refused for
+    # every section that needs heads_trace, even where the lesson's own stack (every count, small) fits the browser.
+    wrapper_too_large = None if trained else traces.heads_too_large(num_heads, T, d_in, d_out)
+    too_large = None if in_browser else wrapper_too_large
 
     @functools.cache
     def trace():
         """heads_trace at the committed count (both classes): computed only when an open section needs it."""
-        return None if too_large else trained_h if trained else ui.heads(settings, num_heads, T)
+        if wrapper_too_large:
+            ui.note(wrapper_too_large)
+            return None
+        return trained_h if trained else ui.heads(settings, num_heads, T)
 
     weights = None  # (h, T, T): the committed count's heads
     if too_large:

@@ -23,7 +23,7 @@ from cluster import COOKIE, app_servers, balancer, cluster, haproxy_binary, rend
 from load.protocol import Student
 from load.students import timed
 
-SCREEN = "mask?input=random&tokens=80"  # its maps of 80 tokens are images from the media store
+SCREEN = "mask?input=random&tokens=80&open=variants"  # its two variants at 80 tokens are images from the media store
 VIEW_QUERY = "input[data-control=query]"  # the attention view's query slider (drawn in the browser)
 MEDIA_IMAGES = "[...document.images].filter(i => i.src.includes('/media/'))"
 

@@ -229,3 +229,15 @@ def test_a_closed_section_computes_nothing_and_opening_it_shows_it(monkeypatch, 
     assert "(merge_heads)" in page_text(at)
     assert ("0.3190" in page_text(at)) == (not params)  # the book's MultiHeadAttention row 1 (section 3.6.2)
     assert not at.latex  # the split's formulas: still closed
+
+
+def test_a_wrapper_too_large_is_refused_even_where_every_count_fits_the_browser(monkeypatch):
+    """d_in = d_out = 1024 at 8 tokens: every head count fits the view's stack, but 1,024 full-width wrapper heads
+    (3.2 billion parameters) must never be built, whichever section is opened."""
+    from attention_core.lessons import traces
+    calls = []
+    monkeypatch.setattr(traces, "heads_trace", lambda *args, **kwargs: calls.append(args) or {})
+    at = open_screen("heads", preset="custom", input="random", tokens="8", d_in="1024", d_out="1024", heads="1024",
+                     sections="all")
+    assert calls == []
+    assert any("1024 heads at 8 tokens" in w.value for w in at.warning)

@@ -148,7 +148,7 @@ def test_figures_say_which_images_they_leave_out():
     out = Path(tempfile.mkdtemp(prefix="figures-"))
     run = slides("--figures", "--screens", "mask", "--params", "input=random&tokens=1024", "--out", str(out))
     assert run.returncode == 0, run.stdout + run.stderr
-    at = open_screen("mask", input="random", tokens=1024)
+    at = open_screen("mask", input="random", tokens=1024, sections="all")  # --figures opens every section
     images = len(at.get("image"))
     assert images >= 2 and f"(not charts, skipped: {images} image(s) drawn with st.image, 1 attention view(s)" in run.stdout, run.stdout
     assert len(list(out.glob("*.svg"))) == len(at.get("vega_lite_chart"))
@@ -156,7 +156,7 @@ def test_figures_say_which_images_they_leave_out():
 
 def test_figures_are_every_chart_of_a_screen_as_png_and_svg():
     require_vl_convert()
-    charts = open_screen("mask").get("vega_lite_chart")
+    charts = open_screen("mask", sections="all").get("vega_lite_chart")
     assert len(charts) >= 1
     out = Path(tempfile.mkdtemp(prefix="figures-"))
     run = slides("--figures", "--screens", "mask", "--out", str(out))
@@ -234,10 +234,13 @@ def test_a_slide_prefers_to_open_on_a_heading_and_random_layouts_are_never_cut_i
 
 def test_presenter_mode_is_the_default_and_stays_out_of_the_file_names():
     parse = SLIDES_MODULE.parse_args
-    assert SLIDES_MODULE.with_presenter([], parse([]).presenter) == [("presenter", "1")]
-    assert SLIDES_MODULE.with_presenter([], parse(["--presenter"]).presenter) == [("presenter", "1")]
-    assert SLIDES_MODULE.with_presenter([("query", "2")], parse(["--no-presenter"]).presenter) == [("query", "2")]
-    assert SLIDES_MODULE.with_presenter([("presenter", "0")], True) == [("presenter", "0")]  # --params wins
+    every = ("open", "all")  # every folded section open: the default --sections
+    assert SLIDES_MODULE.with_presenter([], parse([]).presenter) == [("presenter", "1"), every]
+    assert SLIDES_MODULE.with_presenter([], parse(["--presenter"]).presenter) == [("presenter", "1"), every]
+    assert SLIDES_MODULE.with_presenter([("query", "2")], parse(["--no-presenter"]).presenter) == [("query", "2"), every]
+    assert SLIDES_MODULE.with_presenter([("presenter", "0")], True) == [("presenter", "0"), every]  # --params wins
+    assert SLIDES_MODULE.with_presenter([], True, "none") == [("presenter", "1")]  # --sections none
+    assert SLIDES_MODULE.with_presenter([("open", "code")], True) == [("open", "code"), ("presenter", "1")]
     assert parse([]).zoom == 1 and parse(["--zoom", "1.25"]).zoom == 1.25
     assert SLIDES_MODULE.stem("scores", []) == "scores"
 

@@ -23,8 +23,9 @@ NAME = SECTION_NAME
 LEGACY = {"mistakes": "pitfalls", "questions": "readers"}  # section: the URL switch it replaced
 _OPEN = "sections:open"  # {screen: set of open section names}
 _SEEN = "sections:seen"  # {screen: names of the sections its last run drew}
-_SCREEN = "sections:screen"
-_DRAWN = "sections:drawn"  # {section key: whether it was drawn open}: tells a change from code from a stale state  # the screen this run draws (app.py sets it before the page runs)
+_SCREEN = "sections:screen"  # the screen this run draws (app.py sets it before the page runs)
+_DRAWN = "sections:drawn"  # {section key: whether it was drawn open}: tells a change from code from a stale state
+_LEGACY_ASKED = "sections:legacy"  # names opened by an old ?pitfalls=1 / ?readers=1 link (no note if missing)
 
 
 def parse(text: str) -> tuple[set[str], list[str]]:
@@ -41,7 +42,9 @@ def enter(screen: str) -> None:
         if not opened:  # the first screen of the session: the link that was opened says what is open
             names, _ = parse(value("open"))
             # Links from before sections: ?pitfalls=1 and ?readers=1 were switches; they open those sections.
-            opened[screen] = names | {name for name, old in LEGACY.items() if value(old)}
+            legacy = {name for name, old in LEGACY.items() if value(old)}
+            st.session_state[_LEGACY_ASKED] = legacy - names
+            opened[screen] = names | legacy
             for old in LEGACY.values():
                 set_value(old, False)  # the URL says it as open=... from now on
         else:
@@ -98,7 +101,7 @@ def unknown_note() -> str | None:
     missing = sorted(opened - seen - {ALL})
     opened.difference_update(missing)
     set_value("open", ",".join(sorted(opened)))
-    missing = [n for n in missing if n not in LEGACY]  # an old ?pitfalls=1 on a screen without mistakes: no news
+    missing = [n for n in missing if n not in st.session_state.get(_LEGACY_ASKED, set())]  # an old ?pitfalls=1
     if not missing:
         return None
     have = ", ".join(sorted(seen)) or "none"

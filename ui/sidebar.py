@@ -38,13 +38,13 @@ def sidebar() -> Settings:
             control(st.slider, "d_in (embedding size)", "d_in", min_value=1, max_value=PARAMS["d_in"].high)
         control(st.slider, "d_out (query/key/value size)", "d_out", min_value=1, max_value=PARAMS["d_out"].high)
         control(st.number_input, "Seed", "seed", min_value=0, max_value=PARAMS["seed"].high, step=1)
-        if public_mode() and value("preset") != "book":
+        if public_mode() and value("preset") != "book" and value("input") == "random":  # tokens fixed otherwise
             _, d_in, d_out, heads = sizes_of({name: value(name) for name in PARAMS})
             most = move_cost.most_tokens(d_in, d_out, heads)
             fits = (f"up to {most:,} tokens at d_in {d_in}, d_out {d_out} and {heads} heads" if most else
                     f"no token count at d_in {d_in}, d_out {d_out} and {heads} heads (fewer heads or dims do)")
             st.caption(f"This public server computes a custom size live, at most about {move_cost.BUDGET_S:g} s "
-                       f"a move: {fits}. GPT-2 small's own screens are computed once for everyone.")
+                       f"a move: {fits}.")
         if value("preset") == "book":
             st.caption("Book preset: each screen uses the book's own seed (123, or 789 where the "
                        "book reuses SelfAttention_v2's weights).")

@@ -104,6 +104,9 @@ def warm(live, wanted: list[tuple[str, str]]) -> list[Opened]:
         return []
     started, opened = time.perf_counter(), []
     for preset, screen in wanted:
+        if not loop.is_running():  # the server is stopping: each screen would only wait out its time limit
+            _LOG.info("warm-up stopped: the server's event loop is not running")
+            break
         begun = time.perf_counter()
         try:
             future = asyncio.run_coroutine_threadsafe(_open(live, preset, screen), loop)

@@ -37,7 +37,7 @@ PARAMS = {
     "colour": Param(str, "auto", choices=("auto", "share", "absolute")),
     "presenter": Param(bool, False),  # big fonts for a projector, long explanations folded
     "downloads": Param(bool, False),  # PNG / SVG / CSV buttons under every chart
-    "pitfalls": Param(bool, False),  # show the common mistakes next to the right code
+    "pitfalls": Param(bool, False),  # a link from before the sections: ?pitfalls=1 opens the "mistakes" section
     "proj": Param(str, "none", choices=("none", "v1")),
     "query": Param(int, 2, 1, MAX_TOKENS),
     "key": Param(int, 1, 1, MAX_TOKENS),
@@ -67,7 +67,7 @@ PARAMS = {
     "layer": Param(int, 1, 1, 48),
     "head": Param(int, 1, 1, 64),
     "quiz": Param(bool, False),  # predict first: every screen asks before it shows the answer
-    "readers": Param(bool, False),  # the readers' questions next to the common mistakes
+    "readers": Param(bool, False),  # a link from before the sections: ?readers=1 opens the "questions" section
     # The current screen's open sections (ui/sections.py): "code,tensors", or "all" (the slides command).
     "open": Param(str, ""),
     # What heads learn (screens/trained.py): the task, the training step shown (-1 = the last),

@@ -5,7 +5,7 @@ import statistics
 import numpy as np
 
 # Median targets (ms): a slider of the screen itself, and a sidebar slider that changes the inputs.
-TARGET_MS = {"book": {"screen": 150, "sidebar": 300}, "gpt2-small": {"screen": 500, "sidebar": 500}}
+TARGET_MS = {"book": {"screen": 150, "sidebar": 200}, "gpt2-small": {"screen": 500, "sidebar": 500}}
 SPEEDUP_TARGET = 20  # at 512 tokens, against the full-matrix Altair page
 MHA_TARGET = 1.3  # the course's MultiHeadAttention against nn.MultiheadAttention(need_weights=True)
 VIEW_TARGET_MS = 16  # one frame

@@ -14,7 +14,7 @@ import sys
 from local_server import CHROMIUM, CHROMIUM_ARGS, wait_idle
 
 from . import ROOT
-from .sliders import CONFIGS, SCREENS, serve
+from .sliders import CONFIGS, SCREENS, serve, with_open
 
 VIEW_SCREENS = SCREENS + ["trained"]
 
@@ -50,8 +50,8 @@ def view_moves(browser, url: str, presses: int) -> tuple[list[dict], int]:
             root = views.nth(n)
             title = root.locator(".av-title").inner_text()
             for slider in root.evaluate(VIEW_SLIDERS):
-                if slider["max"] < 2:
-                    continue  # nothing to move (one token, one head)
+                if slider["max"] < 2 or not presses:
+                    continue  # nothing to move (one token, one head), or only the bytes were wanted
                 root.evaluate(PROBE)
                 thumb = root.locator(f"input[data-control={slider['control']}]")
                 thumb.focus()
@@ -81,7 +81,10 @@ def measure(presses: int) -> tuple[dict, dict]:
                 for config, query in CONFIGS.items():
                     for screen in VIEW_SCREENS:
                         url = f"{base}/{screen}" + (f"?{query}" if query else "")
-                        rows[config, screen], opened[config, screen] = view_moves(browser, url, presses)
+                        # The views of the lesson and of every folded section are pressed (?open=all); the bytes
+                        # are those of the screen as it opens, with its sections closed.
+                        rows[config, screen], _ = view_moves(browser, with_open(url, "all"), presses)
+                        opened[config, screen] = view_moves(browser, url, 0)[1]
                         found = rows[config, screen]
                         worst = max((statistics.median(r["drawn"]) for r in found if r["drawn"]), default=None)
                         print(f"  view moves {config:>10} /{screen}: worst median {worst} ms", file=sys.stderr)

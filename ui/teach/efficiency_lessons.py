@@ -1,7 +1,7 @@
 """The efficiency screen's readout of one measurement: the time and memory charts, what they show, and whether
 the course version and the fused kernels agree.
 
-screens/efficiency.py keeps the outline (the controls, the Measure button, why the fused kernel wins) and calls
+screens/efficiency.py keeps the outline (the controls, the Measure button, where a fused kernel saves time) and calls
 these with one line each. last: one sweep, {rows, notes, device, batch, heads, head_dim, repeats}, rows as
 attention_core/lessons/efficiency.py's sweep returns them.
 """

@@ -1,4 +1,4 @@
-"""Each screen's "Show common mistakes" section: the switch, then every mistake of that step with its numbers.
+"""Each stage's "Common mistakes" section (ui/sections.py, name "mistakes"): every mistake of that step with its numbers.
 
 A screen ends with one call to its block; the wrong and the right versions are computed by
 attention_core/lessons/pitfalls.py, and this file only words them, so the screens stay an outline of the lesson.

@@ -1,4 +1,4 @@
-"""The readers' questions on screen: a switch next to "Show common mistakes" and, per stage, the
+"""The readers' questions on screen, in each stage's "questions" section (ui/sections.py): per stage, the
 questions from the book's issue tracker, each with the right and the wrong version computed by
 attention_core/lessons/reader_questions.py.
 """

@@ -112,7 +112,7 @@ export function overviewPixels(shades, base, rows, cols, stops, masked) {
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
       const n = r * cols + c, shade = shades[base + n];
-      pixels.set(shade === SHADE_MASKED ? stripes[Math.floor((r + c) / 2) % 2] : table[shade], 4 * n);
+      pixels.set(shade === SHADE_MASKED ? stripes[Math.floor((r + c) / 3) % 2] : table[shade], 4 * n);
       pixels[4 * n + 3] = 255;
     }
   }
