@@ -15,3 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 for _path in (ROOT / "scripts", ROOT):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
+
+import os  # noqa: E402
+
+# The servers this benchmark starts measure moves on warm screens: the server's own warm-up (ui/warmup.py) would
+# open ten screens through the script gate during the first moves measured. ATTENTION_WARMUP=1 keeps it.
+os.environ.setdefault("ATTENTION_WARMUP", "0")
