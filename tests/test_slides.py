@@ -253,3 +253,14 @@ def test_fit_slide_scales_a_tall_capture_into_one_16_9_slide():
     slide = SLIDES_MODULE.fit_slide(buffer.getvalue(), "rgb(255, 255, 255)", 1)
     assert slide.size == (1920, 1080)
     assert slide.getpixel((960, 540)) == (200, 0, 0) and slide.getpixel((5, 540)) == (255, 255, 255)
+
+
+def test_the_slides_open_every_folded_section_and_none_leaves_the_lesson_alone(server):
+    """Every stage screen opens on its lesson; the slides still show its code, tensors and checks (?open=all)."""
+    heights = {}
+    for sections in ("all", "none"):
+        out = Path(tempfile.mkdtemp(prefix="slides-"))
+        run = slides("--url", server, "--screens", "mask", "--layout", "tall", "--sections", sections, "--out", str(out))
+        assert run.returncode == 0, run.stdout + run.stderr
+        heights[sections] = Image.open(out / "mask__tall.png").size[1]
+    assert heights["all"] > 3 * heights["none"], heights  # the sections are most of the screen

@@ -131,6 +131,9 @@ class Student:
                     found[match["key"]] = (etype, proto, fwd.delta.fragment_id)
             elif kind == "script_finished":
                 status = fwd.script_finished
+                if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:  # st.rerun(): the server runs the page again
+                    found, fragment_id = {}, ""  # a whole-page run follows: its widgets replace the fragment's
+                    continue  # the student waits for that run, as the browser does
                 if status not in FINISHED:
                     errors.append(f"script finished with status {ForwardMsg.ScriptFinishedStatus.Name(status)}")
                 self.widgets = (self.widgets | found) if fragment_id else found
