@@ -18,9 +18,12 @@ settings = ui.current()
 st.title("4 · Dropout")
 st.markdown(
     "During training, **dropout** switches off a random share *p* of the attention weights after the causal "
-    "mask and softmax, and multiplies the survivors by 1/(1 − p). Each draw is noisy, but on average every "
-    "weight stays what it was. At inference (`model.eval()`) dropout does nothing at all."
+    "mask and softmax, and scales up the weights that survive. Each draw is noisy, but on average every weight "
+    "stays what it was."
 )
+# Class mode asks by how much the survivors are scaled, and what eval mode does, right under this intro
+# (questions.dropout_questions): the lesson says both after the questions, not here.
+AFTER_QUIZ = "The survivors are multiplied by 1/(1 − p); at inference (`model.eval()`) dropout does nothing at all."
 
 
 @ui.fragment
@@ -40,7 +43,7 @@ def screen():
                               max_value=PARAMS["dropout_seed"].high, step=1))
     with columns[2]:
         train = ui.control(st.toggle, "Training mode: model.train()", "train",
-                           help="Off = model.eval(): dropout becomes the identity.")
+                           help="Off = model.eval(), the mode a model is in at inference.")
     q, k = ui.committed(num_tokens)
 
     record, used, device_note = ui.causal(settings, "dropout", num_tokens)
@@ -48,10 +51,10 @@ def screen():
     dropped, keep = stages.dropout(weights, p, seed, train)  # both (T, T)
     visible = stages.mask_simple(num_tokens)  # (T, T): 1 where a query may see the key
     n_visible, n_dropped = int(visible.sum()), int((visible * (1 - keep)).sum())
-    if not ui.predict_first("dropout", settings, weights=weights, dropped=dropped, p=p, train=train, q=q):
+    if not ui.predict_first("dropout", settings, weights=weights, dropped=dropped, p=p, train=train, q=q, seed=seed):
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
-    st.caption(initialisation.weights_line("causal", settings.seed_for("dropout"), True)
+    st.caption(AFTER_QUIZ + " " + initialisation.weights_line("causal", settings.seed_for("dropout"), True)
                + (f" Move the dropout rate p (now {p:g}) in the view; Enter there brings it to the lesson." if scrubbed else ""))
     ui.draw_summary(columns, p, train, num_tokens, n_visible, n_dropped)
 

@@ -5,8 +5,9 @@ import streamlit as st
 
 import ui
 from attention_core.book import stages
-from attention_core.book.modules import MultiHeadAttention, MultiHeadAttentionWrapper, mha_parameter_count
+from attention_core.book.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 from attention_core.lessons import head_counts, initialisation, traces
+from ui.teach.heads_lessons import EXERCISE_3_3, EXERCISE_3_3_NOTE, mha_count_text
 
 settings = ui.current()
 st.title("5 · Multi-head attention")
@@ -40,11 +41,11 @@ def screen():
     head_dim = d_out // num_heads
     if not ui.predict_first("heads", settings, d_in=d_in, d_out=d_out, num_heads=num_heads):
         st.stop()
-    mha_params = mha_parameter_count(d_in, d_out, num_heads)
+    params = mha_count_text(d_in, d_out, num_heads)  # at GPT-2 small's sizes exercise 3.3's answer: not shown here
     # d_out is the sidebar's (and the sentence below says num_heads × head_dim = d_out): three numbers, not four
     for col, (label, shown) in zip(st.columns(3), [("num_heads", num_heads), ("head_dim", head_dim),
-                                                   ("parameters (MultiHeadAttention)", f"{mha_params:,}")]):
-        col.metric(label, shown)
+                                                   ("parameters (MultiHeadAttention)", params)]):
+        col.metric(label, shown, help=EXERCISE_3_3_NOTE if shown == EXERCISE_3_3 else None)
 
     # The wrapper builds num_heads full-width CausalAttention modules: a size past heads_too_large is refused for
     # every section that needs heads_trace, even where the lesson's own stack (every count, small) fits the browser.

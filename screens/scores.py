@@ -2,7 +2,7 @@
 import streamlit as st
 
 from attention_core.book import stages
-from attention_core.lessons import agreement, initialisation, pitfalls
+from attention_core.lessons import agreement, claims, initialisation, pitfalls
 import ui
 from attention_core.book.modules import SelfAttention_v1
 
@@ -40,6 +40,10 @@ def screen():
                  worked=(record["queries"], record["keys"], scores), names=("x", "x") if proj == "none" else ("q", "k"),
                  also=[("weights α = softmax(" + ("ω / √d_k)" if proj == "v1" else "ω)"), weights, "weights")],
                  vectors=[("z", record["context_vec"])], row_title="scores ω")
+    if proj == "none":  # at GPT-2's 768 dimensions x · x is one-hot on the diagonal: say so, with its numbers
+        one_hot = claims.self_match_claim(scores, weights, record["values"], record["context_vec"], q)
+        if one_hot:
+            st.markdown(one_hot)
 
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:

@@ -37,10 +37,12 @@ def screen():
     st.caption(initialisation.weights_line("v1", settings.seed_for("softmax"), initialisation.book_weights(settings.input_kind))
                + f" d_k = keys.shape[-1] = d_out = {d_k}.")
     both = [(f"softmax(ω / √{d_k})", record["attn_weights"]), ("softmax(ω), unscaled", record["unscaled_weights"])]
-    ui.show_view(ui.stacked(*(m for _, m in both)), settings, "weights", "attention weights α", view_key="scaled",
-                 commit=True, worked=(record["queries"], record["keys"], scores),
-                 frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [1, 0], "initial": 0 if scale else 1,
-                         "labels": [f"yes: {title}" for title, _ in both[:1]] + [f"no: {both[1][0]}"]})
+    # The switch reads left to right as off, on: frame 0 is unscaled (scale=0 in the URL), frame 1 scaled (scale=1).
+    # Scaling keeps each row's order, so both frames' bars list the keys with the largest scores (order=scores).
+    ui.show_view(ui.stacked(both[1][1], both[0][1]), settings, "weights", "attention weights α", view_key="scaled",
+                 commit=True, worked=(record["queries"], record["keys"], scores), order=scores, order_name="scores ω",
+                 frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [0, 1], "initial": int(scale),
+                         "labels": [f"no: {both[1][0]}", f"yes: {both[0][0]}"]})
     ui.sharpness_metrics(both, scores)
     ui.one_weight_by_hand(record, both[0][1] if scale else both[1][1], q, k, scale)
 
@@ -86,7 +88,7 @@ def three_normalisations(q: int) -> None:
     st.markdown(f"Scores of query {q + 1}: `{numbers.listing(all_rows[q])}`. Move the query in the view: the bars "
                 "show its scores and their three normalisations side by side.")
     ui.show_view(all_rows, settings, "scores", "one query's scores, three ways to normalise them", view_key="normalise",
-                 parts=("row", "cell"), row_title="scores ω = x · x", commit=True,
+                 parts=("row", "cell"), row_title="scores ω = x · x", commit=True, order_name="scores ω",
                  also=[(name, normalised[name], kind) for name, kind in drawable.items()])
     ui.normalisation_readout(all_rows, normalised, q, settings.labels, overflowed=len(drawable) < len(normalised))
 

@@ -33,8 +33,13 @@ def test_a_mask_has_a_two_swatch_legend_that_says_what_blocked_means():
     mask = stages.causal_mask(4).float().numpy()
     spec = charts.heatmap(mask, list("abcd"), list("abcd"), "mask", mask_labels=("may see", "blocked")).to_dict()
     text = str(spec)
-    assert "'domain': ['may see', 'blocked']" in text
+    assert "'domain': ['0 = may see', '1 = blocked']" in text  # light first; each swatch says its value
     assert colour.mask_legend(("may see", "blocked")) == "light = 0 = may see, dark = 1 = blocked"
+    # The buffer's 1 means blocked where tril's means "may see": drawn with 0 dark, the colours mean the same.
+    flipped = str(charts.heatmap(mask, list("abcd"), list("abcd"), "mask", mask_labels=("may see", "blocked"),
+                                 mask_dark=0).to_dict())
+    assert "'domain': ['1 = blocked', '0 = may see']" in flipped
+    assert colour.mask_legend(("may see", "blocked"), dark=0) == "dark = 0 = may see, light = 1 = blocked"
     image = colour.matrix_image(mask, "mask")
     assert {tuple(p) for p in image.reshape(-1, 3)} == {tuple(colour.MASK[0].astype(int)), tuple(colour.MASK[1].astype(int))}
 
@@ -73,3 +78,33 @@ def test_the_naive_softmax_check_is_left_out_only_where_it_overflows():
     assert claims.overflow_claim(stages.softmax_naive(book)) is None
     big = stages.softmax_naive(torch.tensor([[1000.0, 0.0], [1.0, 2.0]]))
     assert claims.overflow_claim(big).startswith("The naive exp / sum overflows on 1 of 2 rows")
+
+
+def _x_dot_x(x: torch.Tensor) -> tuple:
+    """(scores, weights, context) of the simplified attention ω = x · x, as /scores computes them."""
+    scores = stages.attn_scores(x, x)  # (T, T)
+    weights = stages.softmax(scores)  # (T, T)
+    return scores, weights, stages.context_vectors(weights, x)  # context: (T, d)
+
+
+def test_the_self_attention_sentence_appears_only_where_x_dot_x_is_one_hot_and_states_its_numbers():
+    from attention_core.book.inputs import random_inputs
+    x = random_inputs(200, 768, 123)  # (T, d): GPT-2's width, fewer tokens (the same effect, a faster test)
+    scores, weights, context = _x_dot_x(x)
+    said = claims.self_match_claim(scores, weights, x, context, 1)
+    others = scores[1].clone()  # (T,): query 2's scores with every other key
+    others[1] = float("-inf")
+    assert f"x⁽²⁾ · x⁽²⁾ = {numbers.places(float(scores[1, 1]))}" in said
+    assert f"{numbers.places(float(others.max()))} (key {int(others.argmax()) + 1})" in said
+    assert "its weight on itself is 1.0000" in said and "z⁽²⁾ equals x⁽²⁾ to 4 decimals" in said
+    assert "every one of the 200 queries" in said and "W_q and W_k" in said and "√d_k" in said
+    # The book's 3 dimensions: query 2's weights are spread (0.2379 on itself), so nothing is said.
+    scores, weights, context = _x_dot_x(BOOK_INPUTS)
+    assert claims.self_match_claim(scores, weights, BOOK_INPUTS, context, 1) is None
+    # Still 768 dimensions, but token 2 repeats token 1: it splits its weight in two, and the sentence follows.
+    twin = x.clone()
+    twin[1] = twin[0]
+    scores, weights, context = _x_dot_x(twin)
+    assert claims.self_match_claim(scores, weights, twin, context, 1) is None
+    said = claims.self_match_claim(scores, weights, twin, context, 5)  # another query is still one-hot on itself
+    assert "query 6's score" in said and "198 of the 200 queries" in said

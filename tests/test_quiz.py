@@ -158,3 +158,45 @@ def test_trained_questions_name_the_bottleneck_head_and_the_backed_up_induction_
     assert "58 points" in bottleneck.explanation
     assert quiz.check(backup, "no").ok and not quiz.check(backup, "yes").ok  # 2.2 off costs 2 points
     assert len(quiz.trained_questions("sort", ablated, 0.96)) == 1  # no induction score for sort
+
+
+def test_no_prompt_points_to_what_class_mode_hides():
+    # Class mode shows only the controls above the questions: "the view below" or "this draw" is not there yet.
+    x, tokens = random_inputs(7, 4, 3), random_token_names(7)
+    asked = _all_questions(x, tokens, q=2, k=1) + _all_questions(BOOK_INPUTS, TOKENS, 1, 0)
+    weights = _causal()["attn_weights"]
+    for p, train in ((0.5, True), (0.5, False), (1.0, True)):
+        asked += quiz.dropout_questions(weights, stages.dropout(weights, p, 123, train)[0], p, train, TOKENS, 2, 123)
+    asked += quiz.heads_questions(768, 768, 12)
+    from attention_core.lessons import memory_layout
+    asked += quiz.questions("memory", rows=memory_layout.step_rows(memory_layout.chapter_steps(x, 2, 2, seed=3)))
+    asked += quiz.questions("trained", task="repeat", ablated=[[0.4, 0.9], [0.8, 0.7]], accuracy=0.95,
+                            induction=[[0.1, 0.2], [0.9, 0.3]])
+    for question in asked:
+        found = [words for words in quiz.HIDDEN_REFERENCES if words in question.prompt.lower()]
+        assert not found, (question.prompt, found)
+    row = quiz.dropout_questions(weights, weights, 0.5, True, TOKENS, 2, 123)[1]
+    assert "dropout seed 123" in row.prompt and "p = 0.5" in row.prompt  # the draw named by its visible controls
+
+
+def test_every_scale_and_count_question_says_what_would_give_it_away():
+    weights = _causal()["attn_weights"]
+    factor = quiz.dropout_questions(weights, weights, 0.5, True, TOKENS, 2)[0]
+    assert "1/(1 − p)" in factor.gives_away and "1/(1 − p)" in factor.explanation
+    assert "does nothing" in quiz.dropout_questions(weights, weights, 0.5, False, TOKENS, 2)[0].gives_away
+    head_dim, columns, _ = quiz.heads_questions(768, 768, 12)
+    assert "head_dim 64" in head_dim.gives_away and "9,216 columns" in columns.gives_away
+
+
+@pytest.mark.parametrize("num_heads", [12, 4, 1])
+def test_heads_questions_leave_exercise_3_3s_answer_to_the_exercise(num_heads):
+    # At d_in = d_out = 768 MultiHeadAttention has 2,360,064 parameters whatever num_heads is: exercise 3.3's answer.
+    # With 12 heads the wrapper's 21,233,664 is in the exercise's worked solution too.
+    from attention_core.lessons.exercises import solution_counts
+    assert {2_360_064, 21_233_664} <= solution_counts()
+    for question in quiz.heads_questions(768, 768, num_heads):
+        for answer in solution_counts():
+            assert f"{answer:,}" not in question.prompt + question.explanation, question.explanation
+    params = quiz.heads_questions(768, 768, num_heads)[2]
+    assert "exercise 3.3" in params.explanation and quiz.check(params, "no").ok
+    assert "1,040 with 1 head" in quiz.heads_questions(16, 16, 4)[2].explanation  # other sizes keep their numbers

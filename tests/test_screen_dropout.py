@@ -227,3 +227,17 @@ def test_the_lesson_holds_at_most_30_elements_at_both_presets():
     for params in ({}, {"train": 0}, {"preset": "gpt2-small"}, {"preset": "gpt2-small", "train": 0}):
         at = open_screen("dropout", **params)
         assert len(list(at.main)) <= 30, (params, len(list(at.main)))
+
+
+def test_at_gpt2_size_the_map_marks_every_dropped_cell_apart_from_small_weights():
+    # At 1,024 tokens a dropped 0 was drawn in the palest shade, like any small weight: Python now marks the
+    # cells dropout removed (one bit each) and the view draws them in their own colour.
+    import numpy as np
+
+    from attention_core.drawing.view_data import DROPPED_HEX
+    at = open_screen("dropout", preset="gpt2-small")
+    view = views(at)["dropout_view"]
+    assert view["meta"]["dropped"]["colour"] == DROPPED_HEX and view["meta"]["rows"] == 1024
+    marked = int(np.unpackbits(view["dropped"]["bits"].to_numpy().astype(np.uint8)).sum())
+    dropped = next(m for m in at.metric if m.label == "Visible weights dropped").value  # "52,539 of 524,800"
+    assert marked == int(dropped.split(" of ")[0].replace(",", "")) > 40_000  # p = 0.1 of 524,800 visible cells

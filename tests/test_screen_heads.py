@@ -89,9 +89,15 @@ def test_query_picker_changes_the_screen():
 def test_gpt2_small_renders_with_12_heads_of_64():
     at = open_screen("heads", preset="gpt2-small", sections="all")
     assert at.select_slider(key="heads").value == 12  # 2,044 maps of 1,024 tokens would not fit: the server's control
-    assert metrics(at) == {"num_heads": "12", "head_dim": "64", "parameters (MultiHeadAttention)": "2,360,064"}
+    # 2,360,064 is exercise 3.3's answer, further down: the metric points to the exercise instead
+    assert metrics(at) == {"num_heads": "12", "head_dim": "64", "parameters (MultiHeadAttention)": "exercise 3.3"}
     text = page_text(at)
     assert "d_out = 768 split into 12 heads of head_dim 64" in text
+    # The view draws bars only here (no map): no caption explains a colour scale it does not show.
+    from attention_core.drawing.colour import SHARE_WORDS
+    assert SHARE_WORDS not in text
+    query = next(e.value for e in at.latex if "q^{(" in e.value)  # 768 values a query: abridged to fit the width
+    assert r"\text{head 12}" in query and r"\text{head 3}" not in query and len(query) < 400
     assert "(1, 12, 1024, 64)" in text and "(1, 1024, 9216)" in text and "(1, 1024, 768)" in text
     heads = [im for im in at.get("image") if "head" in str(im.proto)]
     assert len(heads) == 12  # 1024 tokens: every head drawn as an image, not Altair cells
@@ -138,7 +144,7 @@ def test_one_token_and_one_output_dimension_render():
 def test_too_large_a_setting_shows_a_note_instead_of_computing():
     at = open_screen("heads", preset="gpt2-small", heads=768)
     assert any("would need" in w.value for w in at.warning)
-    assert "2,360,064" in page_text(at)
+    assert metrics(at) == {"num_heads": "768", "head_dim": "1", "parameters (MultiHeadAttention)": "exercise 3.3"}
     assert not at.get("image")
 
 
@@ -173,11 +179,13 @@ def _shown_in_order(node, skip_expander: str):
         yield type(child).__name__, shown.to_string() if hasattr(shown, "to_string") else str(shown)
 
 
-@pytest.mark.parametrize("preset", ["book", "custom"])
+@pytest.mark.parametrize("preset", ["book", "custom", "gpt2-small"])
 def test_exercise_3_3s_answer_is_not_shown_before_the_exercise(preset):
     # Outside the worked solution, nothing above exercise 3.3 gives its answer (GPT-2 small's counts);
-    # the worked solution still has them. (custom: the book's sizes with 3 tokens.)
-    at = open_screen("heads", sections="all", **({"input": "random", "tokens": 3} if preset == "custom" else {}))
+    # the worked solution still has them. (custom: the book's sizes with 3 tokens. gpt2-small: the screen's
+    # own sizes are the exercise's, so its metric and parameter table say "exercise 3.3" instead.)
+    params = {"custom": {"input": "random", "tokens": 3}, "gpt2-small": {"preset": "gpt2-small"}}.get(preset, {})
+    at = open_screen("heads", sections="all", **params)
     before = []
     for kind, text in _shown_in_order(at.main, "Worked solution"):
         if kind == "Subheader" and text.startswith("Exercise 3.3"):
@@ -198,6 +206,12 @@ def test_the_shape_table_is_a_static_table_whose_cells_are_whole():
     assert len(shapes) == 1
     joined = shapes[0].set_index("tensor").loc["heads joined", "MultiHeadAttention"]
     assert joined == "(1, 6, 2) (merge_heads)"
+    # The book has no merge_heads: the text says whose name it is and which line of the book it stands for.
+    from ui.teach.heads_lessons import MERGE_HEADS
+    assert "the book has no such function" in MERGE_HEADS and "context_vec.transpose(1, 2).contiguous().view" in MERGE_HEADS
+    assert any(c.value == f"`merge_heads`: {MERGE_HEADS}." for c in at.caption)
+    at = open_sections(at, "heads", ["out-proj"])
+    assert any(f"After `merge_heads` ({MERGE_HEADS})" in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("params", [{}, {"preset": "gpt2-small"}], ids=["book", "gpt2-small"])

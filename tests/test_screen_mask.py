@@ -112,3 +112,35 @@ def test_bad_context_length_in_url_shows_a_note_and_renders():
     assert any("context_length 3 is shorter than the 6 tokens" in w.value for w in at.warning)
     open_sections(at, "mask", ["buffer"])
     assert at.slider(key="context_length").value == 6
+
+
+def _colour_of(spec, meaning: str) -> str:
+    """The colour a mask chart gives the legend entry that contains `meaning` (its nominal scale's domain → range)."""
+    stack = [spec]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            scale = node.get("scale")
+            if isinstance(scale, dict) and isinstance(scale.get("domain"), list) and "range" in scale:
+                for label, colour in zip(scale["domain"], scale["range"]):
+                    if meaning in str(label):
+                        return colour
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    raise AssertionError(f"no legend entry with {meaning!r}")
+
+
+def test_both_masks_draw_may_see_in_one_colour_and_say_what_their_tensor_holds():
+    # tril holds 1 where a query may see, the buffer 1 where a key is in the future: side by side, dark meant
+    # "may see" in one picture and "blocked" in the other. Now dark = may see in both; each legend names the value.
+    from attention_core.drawing.colour import MASK_HEX
+    from conftest import chart_specs
+    at = open_screen("mask", sections=["buffer"])
+    variants = {s["title"]: s for s in chart_specs(at) if str(s.get("title", "")).startswith("variant")}
+    assert len(variants) == 2, list(variants)
+    tril = next(s for t, s in variants.items() if "tril" in t)
+    buffer = next(s for t, s in variants.items() if "buffer" in t)
+    assert _colour_of(tril, "1 = may see") == _colour_of(buffer, "0 = may see") == MASK_HEX[1]  # dark
+    assert _colour_of(tril, "0 = blocked") == _colour_of(buffer, "1 = future, blocked") == MASK_HEX[0]  # light
+    assert "In both pictures dark = may see" in page_text(at)

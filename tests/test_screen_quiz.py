@@ -128,3 +128,35 @@ def test_readers_questions_are_computed_on_their_screens():
     assert "not on the expected device cpu" in text and "'mask', 'W_query.weight'" in text
     text = page_text(open_screen("heads", sections=["questions"]))
     assert "token 4 · col 1" in text and "(1, 6, 4)" in text  # book: d_out 2, 2 heads; head 2 gets tokens 4-6
+
+
+WIDGETS = ("slider", "select_slider", "toggle", "number_input", "checkbox", "radio", "selectbox", "text_input")
+
+
+@pytest.mark.parametrize("stage, params", [(stage, {}) for stage in AFTER] + [("dropout", {"train": 0}),
+                                                                              ("dropout", {"dropout": 1})],
+                         ids=list(AFTER) + ["dropout-eval", "dropout-p1"])
+def test_nothing_above_a_stages_questions_gives_their_answers(stage, params, monkeypatch):
+    # Class mode shows a stage's title, intro and controls, then asks. The dropout intro said "multiplies the
+    # survivors by 1/(1 − p)" right above "what are the survivors multiplied by?". Each question names the
+    # phrases that would give it away (Question.gives_away); none may be on the screen above it.
+    from attention_core.lessons import questions as quiz
+    asked, real = [], quiz.questions
+
+    def recording(name, **inputs):
+        found = real(name, **inputs)
+        asked.extend(found)
+        return found
+
+    monkeypatch.setattr(quiz, "questions", recording)
+    at = open_screen(stage, quiz=1, **params)
+    assert "Predict first" in _headings(at) and AFTER[stage] not in _headings(at) and asked
+    shown = [page_text(at)] + [str(part) for kind in WIDGETS for w in at.main.get(kind)
+                               for part in (w.label, getattr(w, "help", None)) if part]
+    above = "\n".join(shown).replace("\\", "")  # markdown escapes: 1/\(1 − p\) is 1/(1 − p) on screen
+    for question in asked:
+        found = [phrase for phrase in question.gives_away if phrase in above]
+        assert not found, (question.prompt, found)
+        assert not [w for w in quiz.HIDDEN_REFERENCES if w in question.prompt.lower()], question.prompt
+    if stage in ("dropout", "heads", "mask"):  # the stages whose questions name their give-aways
+        assert any(q.gives_away for q in asked)

@@ -116,3 +116,18 @@ def test_the_lesson_holds_at_most_30_elements_at_both_presets():
     for params in ({}, {"proj": "v1"}, {"preset": "gpt2-small"}):
         at = open_screen("scores", **params)
         assert len(list(at.main)) <= 30, (params, len(list(at.main)))
+
+
+def test_at_gpt2_size_the_screen_says_x_dot_x_is_one_hot_with_the_numbers_in_its_view():
+    lead = "**Each token attends only to itself here.**"
+    assert not any(m.value.startswith(lead) for m in open_screen("scores").markdown)  # the book's 3 dims: spread
+    at = open_screen("scores", preset="gpt2-small")
+    said = [m.value for m in at.markdown if m.value.startswith(lead)]
+    assert len(said) == 1, [m.value[:60] for m in at.markdown]
+    view = views(at)["scores_view"]
+    scores, weights = view_row(view, 1), view_row(view, 1, "also0")  # query 2's largest, as the view prints them
+    own = scores.pop(1)
+    other = max(scores, key=lambda j: float(scores[j]))
+    assert weights[1] == "1.0000" and f"x⁽²⁾ · x⁽²⁾ = {own}" in said[0] and f"= {scores[other]} (key {other + 1})" in said[0]
+    assert "z⁽²⁾ equals x⁽²⁾ to 4 decimals" in said[0] and "d = 768" in said[0]
+    assert not any(m.value.startswith(lead) for m in open_screen("scores", preset="gpt2-small", proj="v1").markdown)

@@ -1,4 +1,5 @@
 """AppTest: the softmax / sqrt(d_k) screen shows the book's numbers and reacts to every control."""
+from attention_core.drawing.numbers import short
 from conftest import open_screen, page_text, view_row, views
 
 
@@ -45,15 +46,28 @@ def test_book_preset_shows_scaled_weights_and_the_pitfall():
         assert name in code
 
 
-def test_scale_frames_hold_both_maps_and_the_url_picks_the_formula():
+def test_scale_frames_hold_both_maps_and_the_url_picks_the_formula(monkeypatch):
+    from types import SimpleNamespace
+
+    from ui.draw import view_route
     at = open_screen("softmax")
     scaled = views(at)["scaled"]
     frames = scaled["meta"]["frames"]
-    assert frames["dims"][0]["param"] == "scale" and frames["dims"][0]["values"] == [1, 0] and frames["initial"] == 0
-    assert list(view_row(scaled, 1, frame=0).values()) == ["0.1500", "0.2264", "0.2199", "0.1311", "0.0906", "0.1820"]
-    assert view_row(scaled, 1, frame=1)[0] == "0.1401"  # softmax(omega_21) without scaling, sent beside it
+    committed = {}  # Enter at either end of the switch: the left end commits scale=0 (False), the right scale=1
+    monkeypatch.setattr(view_route, "set_value", committed.__setitem__)
+    for end, expected in ((0, False), (-1, True)):
+        selection = {"scale": frames["dims"][0]["values"][end]}
+        monkeypatch.setattr(view_route, "st", SimpleNamespace(session_state={"v": {"selection": selection}}))
+        view_route._commit("v", frames)
+        assert committed == {"scale": expected}, end
+    # The switch's left end is "no" (unscaled, scale=0 in the URL), its right end "yes" (scale=1), where it opens.
+    dim = frames["dims"][0]
+    assert dim["param"] == "scale" and dim["values"] == [0, 1] and frames["initial"] == 1
+    assert dim["labels"][0].startswith("no: softmax(ω), unscaled") and dim["labels"][1].startswith("yes: softmax(ω / √2)")
+    assert list(view_row(scaled, 1, frame=1).values()) == ["0.1500", "0.2264", "0.2199", "0.1311", "0.0906", "0.1820"]
+    assert view_row(scaled, 1, frame=0)[0] == "0.1401"  # softmax(omega_21) without scaling, sent beside it
     at = open_screen("softmax", scale=0)
-    assert not at.exception and views(at)["scaled"]["meta"]["frames"]["initial"] == 1
+    assert not at.exception and views(at)["scaled"]["meta"]["frames"]["initial"] == 0
     latex = formula(at)
     assert r"\sqrt" not in latex and latex.endswith("= 0.1401")
 
@@ -126,7 +140,7 @@ def test_bad_d_k_and_scale_in_url_show_notes_and_render():
     for name, raw in (("d_k", "abc"), ("scale", "maybe")):
         at = open_screen("softmax", sections=["d-k"], **{name: raw})
         assert any(f"{name}={raw!r}" in w.value for w in at.warning), name
-        assert views(at)["d_k"]["meta"]["frames"]["initial"] == 6 and views(at)["scaled"]["meta"]["frames"]["initial"] == 0
+        assert views(at)["d_k"]["meta"]["frames"]["initial"] == 6 and views(at)["scaled"]["meta"]["frames"]["initial"] == 1
         assert formula(at).endswith("= 0.1500")
     at = open_screen("softmax", sections=["d-k"], d_k="100")  # a whole number, but not a power of two
     assert any("d_k = 100 is not a power of two" in w.value for w in at.warning)
@@ -181,3 +195,27 @@ def test_the_lesson_holds_at_most_30_elements_at_both_presets():
     for params in ({}, {"scale": 0}, {"preset": "gpt2-small"}, {"preset": "gpt2-small", "scale": 0}):
         at = open_screen("softmax", **params)
         assert len(list(at.main)) <= 30, (params, len(list(at.main)))
+
+
+def test_the_sharpness_metrics_say_they_are_medians_over_the_queries():
+    at = open_screen("softmax")
+    shown = metrics(at)
+    rows = [max(float(v) for v in view_row(views(at)["scaled"], r, frame=1).values()) for r in range(6)]
+    median = sorted(rows)[(len(rows) - 1) // 2]  # torch's median of an even count: the lower middle
+    assert shown["median largest weight · softmax(ω / √2)"] == short(median)
+    assert not [label for label in shown if label.startswith(("largest weight", "entropy"))]  # no unlabelled median
+
+
+def test_at_gpt2_size_every_largest_list_names_the_keys_with_the_largest_scores():
+    at = open_screen("softmax", sections=["normalise"], preset="gpt2-small")
+    for name, order in (("normalise", views(at)["normalise"]), ("scaled", views(at)["scaled"])):
+        meta = order["meta"]
+        assert meta["rank"]["name"] == "scores ω" and meta["ranked"], name
+        rank = order["rank"]["key"].to_numpy().reshape(-1, 1024, meta["rank"]["top"])[0]  # (T, 32): one order
+        sources = ["cells"] + [f"also{n}" for n in range(len(meta["also"]))] if name == "normalise" else ["cells"]
+        for source in sources:
+            for frame in ((0, 1) if name == "scaled" else (0,)):
+                for query in (1, 500):
+                    assert set(view_row(order, query, source, frame)) == set(rank[query].tolist()), (name, source)
+    softmax_row = view_row(views(at)["normalise"], 1, "also1")  # torch.softmax: 1.0000 on itself, 0.0000 elsewhere
+    assert softmax_row[1] == "1.0000" and set(softmax_row) != set(range(32))  # not keys 1-32 by index

@@ -88,7 +88,7 @@ def _check_readout(text: str, w, i: int, j: int) -> None:
     if isinstance(expected, str):
         assert text.endswith(f": {expected}"), text
         return
-    band = re.search(r": not sent at this size \(only each row's 32 largest travel\); cells of its colour hold "
+    band = re.search(r": a smaller value: at this size only each row's 32 largest come with their numbers; cells of this colour hold "
                      r"(\d+\.\d{4}) to (\d+\.\d{4}) \(× even share\)$", text)
     assert band, text
     low, high = float(band.group(1)), float(band.group(2))

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from browser import chromium_page, exceptions, require_browser, streamlit_server, wait_idle
-from conftest import open_screen, view_row, views
+from conftest import code_text, open_screen, view_row, views
 from gpt2_tiny import save_tiny
 
 SCREENS = ["scores", "softmax", "mask", "dropout", "heads", "trained"]
@@ -44,12 +44,17 @@ def _expected(view: dict, state: dict) -> str:
     """The readout's value for the view's state, decoded from what Python sent (as the browser must)."""
     meta = view["meta"]
     i, j, frame = state["query"], state["key"], state["frame"]
+    if "dropped" in view:  # the cells Python marked as removed by this dropout draw (view_data.dropped_bits)
+        import numpy as np
+        bits = np.unpackbits(view["dropped"]["bits"].to_numpy().astype(np.uint8), bitorder="little")
+        if bits[((frame if meta["framed"] else 0) * meta["rows"] + i) * meta["cols"] + j]:
+            return f"{code_text(0)}: dropped by this draw"
     shown = view_row(view, i, frame=frame)
     if j in shown:
         return shown[j]
     if meta.get("causal") and j > i:
         return "masked"
-    return f"not among the {meta['top']} largest of its row (not sent)"
+    return f"a smaller value: at this size only each row's {meta['top']} largest come with their numbers"
 
 
 @pytest.mark.parametrize("screen", SCREENS)

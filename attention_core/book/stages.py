@@ -145,13 +145,20 @@ def dropout_mean(attn_weights: torch.Tensor, p: float, num_seeds: int, first_see
 # --- 3.6 heads -------------------------------------------------------------------------------
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """(b, T, d_out) -> (b, h, T, head_dim): view the last dim as heads, then swap T and h."""
+    """(b, T, d_out) -> (b, h, T, head_dim): view the last dim as heads, then swap T and h.
+
+    Not a function of the book: this app's name for the two lines its MultiHeadAttention.forward writes for each
+    of keys, queries and values, `keys.view(b, num_tokens, self.num_heads, self.head_dim)` then
+    `keys.transpose(1, 2)`."""
     b, num_tokens, d_out = x.shape
     return x.view(b, num_tokens, num_heads, d_out // num_heads).transpose(1, 2)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
-    """(b, h, T, head_dim) -> (b, T, h * head_dim): the inverse of split_heads."""
+    """(b, h, T, head_dim) -> (b, T, h * head_dim): the inverse of split_heads.
+
+    Not a function of the book: this app's name for its lines `context_vec = (attn_weights @ values).transpose(1, 2)`
+    and `context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)`."""
     b, num_heads, num_tokens, head_dim = x.shape
     return x.transpose(1, 2).contiguous().view(b, num_tokens, num_heads * head_dim)
 

@@ -58,7 +58,7 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
 def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
             size: int = 360, clickable: bool = False, font_scale: float = 1.0,
             weight_scale: str = "absolute", context: tuple | None = None,
-            mask_labels: tuple[str, str] | None = None) -> alt.Chart:
+            mask_labels: tuple[str, str] | None = None, mask_dark: int = 1) -> alt.Chart:
     """A matrix as coloured cells with a legend and tooltips; values printed when small.
 
     kind: "weights", "scores" or "mask" (picks the colour scale). weight_scale: "absolute" (0..1)
@@ -69,7 +69,9 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     dataset. clickable: a click selects a cell (selection "cell", fields i, j).
     context: for a window of a larger weights map, (masked, log2 shares, share range) of the window's
     cells as computed on the whole map (a share counts the keys of the whole row).
-    mask_labels: for a mask, what 0 and 1 mean, e.g. ("may see", "blocked"): a legend of two swatches.
+    mask_labels: for a mask, what 0 and 1 mean, e.g. ("may see", "blocked"): a legend of two swatches, each
+    named with its value ("0 = may see"). mask_dark: which value is drawn dark, so that two masks holding opposite
+    values (torch.tril's 1 = may see, the buffer's 1 = blocked) can be drawn with one meaning per colour.
     """
     frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
     values = np.asarray(matrix, dtype=np.float64)
@@ -87,11 +89,13 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
         tooltip.append(alt.Tooltip("share:N", title="against an even share"))
         dark = low + 0.6 * (high - low)
     elif kind == "mask":  # two values with a meaning each, not a 0..1 ramp
-        zero, one = mask_labels or ("0", "1")
-        frame["shade"] = frame["value"].fillna(0.0)
-        frame["meaning"] = np.where(frame["shade"] >= 0.5, one, zero)
-        fill = alt.Color("meaning:N", scale=alt.Scale(domain=[zero, one], range=colour.MASK_HEX), title="mask")
-        dark = None
+        zero, one = (f"0 = {mask_labels[0]}", f"1 = {mask_labels[1]}") if mask_labels else ("0", "1")
+        value = frame["value"].fillna(0.0)
+        frame["meaning"] = np.where(value >= 0.5, one, zero)
+        frame["shade"] = value if mask_dark == 1 else 1 - value  # 1 = drawn dark (white text on it)
+        light_first = [zero, one] if mask_dark == 1 else [one, zero]  # MASK_HEX is (light, dark)
+        fill = alt.Color("meaning:N", scale=alt.Scale(domain=light_first, range=colour.MASK_HEX), title="mask")
+        dark = 0.5
     else:
         # Masked cells take their grey from the condition; a finite shade keeps Vega from dropping them.
         frame["shade"] = frame["value"].fillna(0.0)

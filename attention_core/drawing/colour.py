@@ -123,10 +123,11 @@ def score_legend(low: float, high: float) -> str:
     return " … ".join(parts)
 
 
-def mask_legend(labels: tuple[str, str] | None) -> str:
-    """A mask's legend in words: what 0 and what 1 mean (light and dark), e.g. ("may see", "blocked")."""
+def mask_legend(labels: tuple[str, str] | None, dark: int = 1) -> str:
+    """A mask's legend in words: what 0 and what 1 mean (light and dark), e.g. ("may see", "blocked");
+    dark: the value drawn dark (0 for a mask whose 0 means what another mask's 1 means)."""
     zero, one = labels or ("0", "1")
-    return f"light = 0 = {zero}, dark = 1 = {one}"
+    return f"light = 0 = {zero}, dark = 1 = {one}" if dark == 1 else f"dark = 0 = {zero}, light = 1 = {one}"
 
 
 def colour_range(matrix, kind: str) -> tuple[float, float]:

@@ -32,14 +32,23 @@ def head_split_latex(num_tokens: int, d_out: int, num_heads: int, head_dim: int)
     return split, merge
 
 
-def query_in_heads_latex(queries, q: int, shown_heads: int = 4, shown_values: int = 4) -> str:
-    """One token's query cut into heads: queries (b, h, T, head_dim); the first values of the first heads."""
+def query_in_heads_latex(queries, q: int, shown_heads: int = 4, shown_values: int = 4, budget: int = 8) -> str:
+    """One token's query cut into heads: queries (b, h, T, head_dim); the first values of the first heads.
+
+    At most `budget` numbers in all, so the line fits a screen at any size: up to `shown_heads` heads every
+    head, beyond them the first two, a gap and the last; each with as many of its first values as the budget
+    leaves (GPT-2 small's 12 heads of 64: heads 1, 2 and 12, two values each)."""
     num_heads, head_dim = queries.shape[1], queries.shape[-1]
-    parts = [r",\ ".join(short(float(v)) for v in queries[0, i, q, :shown_values])
-             + (r",\dots" if head_dim > shown_values else "") for i in range(min(num_heads, shown_heads))]
-    return (rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(rf"\underbrace{{{p}}}_{{\text{{head {i + 1}}}}}"
-                                                          for i, p in enumerate(parts))
-            + (r"\ \big|\ \dots" if num_heads > shown_heads else "") + r"\,]")
+    heads = list(range(num_heads)) if num_heads <= shown_heads else [0, 1, None, num_heads - 1]
+    values = max(1, min(shown_values, head_dim, budget // sum(i is not None for i in heads)))
+
+    def head(i: int) -> str:
+        shown = r",\ ".join(short(float(v)) for v in queries[0, i, q, :values])
+        more = r",\dots" if head_dim > values else ""
+        return rf"\underbrace{{{shown}{more}}}_{{\text{{head {i + 1}}}}}"
+
+    parts = [r"\dots" if i is None else head(i) for i in heads]
+    return rf"q^{{({q + 1})}} = [\," + r"\ \big|\ ".join(parts) + r"\,]"
 
 
 def softmax_cell_latex(row_scores, q: int, k: int, weight: float, divisor: str = "") -> tuple[str, float]:

@@ -26,7 +26,11 @@ TOP_KEYS = 32  # a row longer than CELLS_MAX shows its 32 largest keys as bars: 
 # row's TOP_KEYS codes: 1,024 tokens 0.66 MB a causal map instead of 1.6, scores 1.2 MB instead of 5.2.
 EXACT_MAX = 128
 ARITHMETIC_MAX = 64  # q and k rows and the scores travel for the worked cell only up to this many tokens
+RANKED_MIN = 16  # the fewest bars the view draws (a projector's): a row of at most this many keys shows them all
 VECTOR_SHOWN = 8  # a context vector prints its first 8 entries (768 at GPT-2 size would be 3 MB a screen)
+# A cell dropout removed is drawn in this colour, which no palette has (yellow-green-blue shares, blues, grey
+# hatching for masked): at 1,024 tokens a dropped 0 would otherwise be the palest shade, like any small weight.
+DROPPED_HEX, DROPPED_NAME = "#d946ef", "fuchsia"  # the legend names it
 
 
 def fixed_codes(values, decimals: int = DECIMALS) -> np.ndarray:
@@ -70,14 +74,16 @@ def stored_cells(rows: int, cols: int, layout: str) -> tuple[np.ndarray, np.ndar
     return np.indices((rows, cols)).reshape(2, -1)
 
 
-def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool = False):
+def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool = False, chosen=None):
     """Maps as the view reads them: ({table name: DataFrame}, meta: kind, layout, exact, palette, each frame's
     legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured on its own range (a share scale's
     percentiles, a score map's largest |ω|), like a map drawn alone. Without `top`, "cells" holds every stored
     cell's {code, shade}, frame after frame. top: only each row's `top` largest cells' codes travel (with their
     keys): for a map drawn only as rows' bars, "cells" holds just those {code, shade, key} (layout "top"); with
     `picture` (a matrix above EXACT_MAX), "cells" holds every stored cell's shade, "top" the {code, key} and
-    "bands" each shade's lowest and highest value (frame after frame, 256 a frame) for the other cells' readout."""
+    "bands" each shade's lowest and highest value (frame after frame, 256 a frame) for the other cells' readout.
+    chosen: (1 or F, T, top) keys from ranked_keys: the "largest" cells sent are those (the view's one order),
+    instead of this map's own largest codes."""
     stack = stack[None] if stack.ndim == 2 else stack  # (F, T, T)
     masked = np.stack([_causal(values, kind) for values in stack])  # (F, T, T)
     above = np.triu(np.ones(stack.shape[1:], dtype=bool), k=1)
@@ -91,13 +97,13 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool
     # map with more rows than keys pads its triangle past the last key: that one still goes through the gather.
     rows, cols = stack.shape[1:]
     lower = np.tri(rows, cols, dtype=bool) if layout == "lower" and rows <= cols else None  # (T, T)
-    for values, hidden in zip(stack, masked):
+    for f, (values, hidden) in enumerate(zip(stack, masked)):
         t, palette, (low, high), legend = shade_fractions(values, kind, scale, hidden)
         hidden = hidden | ~np.isfinite(values)
         shade = shades_of(t, hidden)  # (T, T)
         code = fixed_codes(values)  # (T, T)
         if top:  # each row's largest: the bars' numbers
-            i, j = _top_cells(code, hidden, top)
+            i, j = _top_cells(code, hidden, top) if chosen is None else _chosen_cells(chosen[f % len(chosen)], hidden, top)
             sent, inside = np.minimum(j, cols - 1), j < cols  # padding points past the last key
             codes.append(np.where(inside, code[i, sent], 0))
             keys.append(j)
@@ -151,6 +157,43 @@ def _top_cells(code: np.ndarray, hidden: np.ndarray, top: int) -> tuple[np.ndarr
     return np.repeat(np.arange(rows), top), chosen.reshape(-1)
 
 
+def ranked_keys(order: np.ndarray, hidden: np.ndarray, top: int) -> np.ndarray:
+    """(T, top) each row's `top` keys in rank order: the largest value as the bars print it (4 decimals) first,
+    the lower key on a tie, as _top_cells and the view's rowKeys pick (softmax rounds most keys of a sharp row to
+    0.0000: a tie), hidden or non-finite keys never (padded with key index T, not a key). order: (T, T) float;
+    hidden: (T, T) bool."""
+    rows, cols = order.shape
+    top = min(top, cols)
+    hidden = hidden | ~np.isfinite(order)
+    code = -fixed_codes(order)  # (T, T) int64: smallest first
+    # One distinct rank per cell (descending code, then the lower key, hidden last), so that a partial sort picks
+    # exactly what a stable sort would, at a sixth of its cost.
+    rank = np.where(hidden, code.max(initial=0) + 1, code) * cols + np.arange(cols)  # (T, T)
+    keys = np.argpartition(rank, top - 1, axis=1)[:, :top]  # (T, top) in no order
+    keys = np.take_along_axis(keys, np.argsort(np.take_along_axis(rank, keys, axis=1), axis=1), axis=1)
+    return np.where(np.take_along_axis(hidden, keys, axis=1), cols, keys)
+
+
+def _chosen_cells(keys: np.ndarray, hidden: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, keys) of T * top cells like _top_cells, but the keys ranked_keys chose (key order, padding last),
+    less any this map hides."""
+    rows, cols = hidden.shape
+    keys = np.sort(keys[:, :top], axis=1)  # (T, top): padding (T) sorts last
+    inside = keys < cols
+    keys = np.where(inside & ~np.take_along_axis(hidden, np.minimum(keys, cols - 1), axis=1), keys, cols)
+    return np.repeat(np.arange(rows), keys.shape[1]), np.sort(keys, axis=1).reshape(-1)
+
+
+def dropped_bits(after, before) -> pd.DataFrame:
+    """Which cells dropout removed, one bit a cell ("bits", little-endian bytes): 0 after dropout where the weight
+    before was not. after: (T, T) or (F, T, T); before: (T, T), or (F, T, T) of the same F. Bits run over the whole
+    T × T grid row by row, frame after frame (cell n = (frame · T + i) · T + j): 16 kB a frame at 362 tokens."""
+    after = np.asarray(after)
+    after = after[None] if after.ndim == 2 else after  # (F, T, T)
+    flags = (after == 0) & (np.broadcast_to(np.asarray(before), after.shape) != 0)  # (F, T, T)
+    return pd.DataFrame({"bits": np.packbits(flags.reshape(-1), bitorder="little")})
+
+
 def _codes(values) -> pd.DataFrame:
     return pd.DataFrame({"code": fixed_codes(values).reshape(-1).astype(np.int32)})
 
@@ -160,7 +203,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
                  q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
                  parts: tuple = ("matrix", "row", "cell", "arithmetic"), row_title: str = "",
                  also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False,
-                 frames: dict | None = None, dropped_from: int | None = None, url_selection: bool = True) -> dict:
+                 frames: dict | None = None, dropped_from: int | None = None, url_selection: bool = True,
+                 order=None, order_name: str = "") -> dict:
     """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
     a window left None starts centred on the selected cell.
 
@@ -179,14 +223,27 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     last dim may be ragged: "lengths" gives, for each value of the dim before, how many of its values exist
     there (num_heads × head: head 3 does not exist with 2 heads), and only those frames are in the stack.
     An `also` map or a vector may be a stack of the same F, or one map for every frame. dropped_from: which `also` map (1 = the first) holds the
-    weights before dropout; a main-row bar that is 0 where that one is not is marked as dropped.
+    weights before dropout; a main-row bar that is 0 where that one is not is marked as dropped, and so is
+    such a cell of the map (Python marks them, dropped_bits; the browser draws them in DROPPED_HEX).
     url_selection: False for a map that is not of the app's tokens (an experiment's): the browser then writes
-    only its frames into the URL, never the app's query, key or window."""
+    only its frames into the URL, never the app's query, key or window.
+    order: (T, T) or (F, T, T) values whose order ranks every bar list of the view ("the 16 largest" of the
+    scores and of their softmax name the same keys; ties go to the lower key), default the matrix itself, and
+    order_name what the bars' titles call it ("scores ω"). A view with `also` maps or an order sends "rank":
+    each row's TOP_KEYS keys in that order."""
     values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
     rows, cols = values.shape[-2:]
     rows_only = "matrix" not in parts and cols > CELLS_MAX  # the bars show at most TOP_KEYS of a long row
     picture = "matrix" in parts and max(rows, cols) > EXACT_MAX  # every cell's shade, the bars' exact values
-    data, meta = _cells(values, kind, scale, TOP_KEYS if rows_only or picture else 0, picture)
+    rank = None
+    if (order is not None or also) and cols > RANKED_MIN:  # more than one list that may leave keys out
+        ranking = np.asarray(values if order is None else order, dtype=np.float64)
+        ranking = ranking[None] if ranking.ndim == 2 else ranking  # (F or 1, T, T)
+        rank = np.stack([ranked_keys(o, np.zeros(o.shape, dtype=bool), TOP_KEYS) for o in ranking])  # (F or 1, T, R)
+    fits = lambda stack: rank is not None and (len(rank) == 1 or np.ndim(stack) == 3 and len(stack) == len(rank))  # noqa: E731
+    data, meta = _cells(values, kind, scale, TOP_KEYS if rows_only or picture else 0, picture,
+                        chosen=rank if fits(values) else None)
+    meta["ranked"] = fits(values)
     size = min(max(window_size, WINDOW_SIZES[0]), WINDOW_SIZES[-1], rows)
     # The view keeps its own selection across reruns while this id stays: new numbers for the same tokens
     # (another d_out, seed or temperature) keep the query the visitor is looking at.
@@ -202,12 +259,19 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
         "font_scale": font_scale, "symbol": symbol, "names": list(names), "commit": commit, "overview": None, "d": 0, "parts": list(parts),
         "also": [], "vectors": [], "frames": frames, "dropped_from": dropped_from, "url_selection": url_selection,
+        "rank": None if rank is None else {"top": rank.shape[-1], "framed": len(rank) > 1, "name": order_name},
     }
+    if rank is not None:
+        data["rank"] = pd.DataFrame({"key": rank.reshape(-1).astype(np.uint16)})
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
-        tables, extra_meta = _cells(np.asarray(extra, dtype=np.float64), extra_kind, extra_scale,
-                                    TOP_KEYS if cols > CELLS_MAX else 0)
+        extra = np.asarray(extra, dtype=np.float64)  # (T, T), or (F, T, T)
+        tables, extra_meta = _cells(extra, extra_kind, extra_scale, TOP_KEYS if cols > CELLS_MAX else 0,
+                                    chosen=rank if fits(extra) else None)
+        ranked = fits(extra) and extra_meta["causal"] == meta["causal"]
+        if fits(extra) and not ranked:  # unmasked scores beside causal weights: the future keys are not the same list
+            tables, extra_meta = _cells(extra, extra_kind, extra_scale, TOP_KEYS if cols > CELLS_MAX else 0)
         data[f"also{n}"] = tables["cells"]
-        meta["also"].append(extra_meta | {"title": name})
+        meta["also"].append(extra_meta | {"title": name, "ranked": ranked})
     for n, (name, vector, *fields) in enumerate(vectors):
         vector = np.asarray(vector, dtype=np.float64)  # (T, d), or (F, T, d)
         data[f"vector{n}"] = _codes(vector[..., :VECTOR_SHOWN])  # the view prints only these
@@ -219,5 +283,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)  # (T, d) each
         meta["d"] = q.shape[1]
         data["q"], data["k"], data["scores"] = _codes(q), _codes(k), _codes(scores)
+    marks = dropped_bits(values, also[dropped_from - 1][1]) if dropped_from is not None and "matrix" in parts else None
+    if marks is not None and marks["bits"].any():  # the map's dropped cells, apart from small weights (none: eval)
+        data["dropped"], meta["dropped"] = marks, {"colour": DROPPED_HEX, "name": DROPPED_NAME}
     data["meta"] = meta
     return data

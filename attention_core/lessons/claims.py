@@ -5,7 +5,10 @@ import math
 import torch
 
 from attention_core.book import stages
-from attention_core.drawing.numbers import short, whole
+from attention_core.drawing.numbers import places, scientific, short, whole
+from attention_core.lessons.experiments import ONE_HOT
+
+_SUP = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")  # x⁽²⁾, the book's token superscript
 
 HEADS_ALIKE = 0.1  # mean total-variation distance below which two heads' maps count as nearly the same
 
@@ -83,3 +86,42 @@ def leak_claim(unmasked_row: torch.Tensor, q: int, names: list[str], who: str) -
     return (f"**No mask at all: the future leaks.** Without the mask “{names[q]}” gives {float(future.sum()):.1%} "
             f"of its attention to tokens it should not have seen yet: {leaks}{more}. "
             "A model trained like this copies the answer instead of learning to predict it.")
+
+
+def self_match(scores: torch.Tensor, weights: torch.Tensor, inputs: torch.Tensor, context: torch.Tensor, q: int) -> dict:
+    """Query q's score with itself against its largest with any other key, for ω = x · x.
+
+    scores, weights: (T, T); inputs, context: (T, d) x and z = α x. Returns own (x_q · x_q), other (the largest
+    x_q · x_j, j ≠ q) and its key, weight (α_qq), drift (max |z_q − x_q|), one_hot (queries whose α_ii > ONE_HOT)."""
+    row = scores[q].double().clone()  # (T,)
+    row[q] = -math.inf
+    key = int(row.argmax())
+    return {"own": float(scores[q, q]), "other": float(row[key]), "key": key, "weight": float(weights[q, q]),
+            "drift": float((context[q].double() - inputs[q].double()).abs().max()),
+            "one_hot": int((weights.diagonal() > ONE_HOT).sum()), "queries": scores.shape[0], "d": inputs.shape[-1]}
+
+
+def self_match_claim(scores: torch.Tensor, weights: torch.Tensor, inputs: torch.Tensor, context: torch.Tensor,
+                     q: int) -> str | None:
+    """None unless query q's x · x weights are one-hot on itself (GPT-2's 768 dimensions, not the book's 3); then
+    why, with the numbers: its squared length dwarfs every score with another token, so z_q is x_q."""
+    if scores.shape[-1] < 2:
+        return None
+    m = self_match(scores, weights, inputs, context, q)
+    if m["weight"] <= ONE_HOT:
+        return None
+    n, j = (f"⁽{str(i + 1).translate(_SUP)}⁾" for i in (q, m["key"]))
+    same = ("equals x" + n + " to 4 decimals" if m["drift"] < 5e-5 else
+            f"is within {places(m['drift'])} of x{n}")
+    every = (f"every one of the {whole(m['queries'])} queries" if m["one_hot"] == m["queries"] else
+             f"{whole(m['one_hot'])} of the {whole(m['queries'])} queries")
+    return (f"**Each token attends only to itself here.** With d = {whole(m['d'])} dimensions, query {q + 1}'s score "
+            f"with itself, x{n} · x{n} = {places(m['own'])} (its squared length), dwarfs its largest score with any "
+            f"other token, x{n} · x{j} = {places(m['other'])} (key {m['key'] + 1}). Softmax gives that key "
+            f"e^({places(m['other'])} − {places(m['own'])}) = {scientific(math.exp(m['other'] - m['own']), 1)} "
+            f"of its own share, so its weight on itself is {places(m['weight'])} and its context vector z{n} {same}: "
+            f"attention changed nothing. The same holds for {every} (α on itself above {ONE_HOT}). "
+            "A vector's squared length grows like d, while the dot product of two unrelated vectors grows only "
+            "like √d, so with many dimensions and inputs like these a token is its own best match by far. That is "
+            "why §3.4 gives attention trainable projections W_q and W_k (a query's best key need no longer be "
+            "itself) and divides the scores by √d_k (so that softmax does not saturate into a one-hot).")

@@ -12,7 +12,7 @@ import torch
 
 from attention_core.book.inputs import BOOK_INPUTS
 from attention_core.book.modules import (MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
-                                    SelfAttention_v2, count_parameters)
+                                    SelfAttention_v2, count_parameters, wrapper_parameter_count)
 from attention_core.drawing.numbers import TOLERANCE
 from attention_core.book.seeding import build_seeded
 from attention_core.book.stages import max_abs_diff
@@ -150,3 +150,11 @@ def worked_3_2_shape() -> tuple:
 def gpt2_small_count() -> int:
     """MultiHeadAttention's parameter count at GPT-2 small's sizes."""
     return check_3_3({name: str(size) for name, size in GPT2_SMALL.items()}).detail["count"]
+
+
+@functools.cache
+def solution_counts() -> frozenset:
+    """The parameter counts exercise 3.3's worked solution gives: MultiHeadAttention's at GPT-2 small's sizes
+    (whatever num_heads) and the wrapper's of 12 full-width heads. A screen shows none above the exercise."""
+    sizes = GPT2_SMALL["d_in"], GPT2_SMALL["d_out"], GPT2_SMALL["num_heads"]
+    return frozenset({gpt2_small_count(), wrapper_parameter_count(*sizes)})

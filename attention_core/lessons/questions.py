@@ -15,8 +15,13 @@ import torch
 
 from attention_core.book import stages
 from attention_core.book.modules import mha_parameter_count, wrapper_parameter_count
+from attention_core.lessons import exercises
 
 SAME = 5e-5  # weights closer than this count as "the same" (float32 rounding is far below)
+# Class mode shows a stage's questions before its pictures and numbers: a prompt may name the controls above it,
+# never what is not on the screen yet (tests/test_quiz.py checks every prompt for these words).
+HIDDEN_REFERENCES = ("below", "the view", "this draw", "the map", "the chart", "the table", "the bars", "shown",
+                     "the picture", "the metric")
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,9 @@ class Question:
     tolerance: float = 0.0  # numbers: |given - answer| <= tolerance is right
     low: float = -math.inf  # numbers outside [low, high] cannot be right: a note, not a verdict
     high: float = math.inf
+    # Phrases that would state the answer: a screen must not show them above the question in class mode
+    # (tests/test_screen_quiz.py reads every stage's text above its questions for them).
+    gives_away: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,7 +144,8 @@ def mask_questions(record: dict, tokens: list[str], q: int, k: int) -> list[Ques
         float(visible),
         f"{visible}: the query sees itself and the {q} token{'s' if q != 1 else ''} before it; "
         + (f"the {T - q - 1} later key{'s get' if T - q - 2 else ' gets'} exactly 0." if q < T - 1
-           else "no token comes after it."), low=0, high=T)
+           else "no token comes after it."), low=0, high=T,
+        gives_away=(f"{visible} of {T}", f"{visible} visible"))
     masked, free = float(weights[q, k]), float(unmasked[q, k])
     options = ("larger", "smaller", "the same", "exactly 0")
     answer = 3 if k > q else 0 if masked > free + SAME else 1 if masked < free - SAME else 2
@@ -154,13 +163,19 @@ def mask_questions(record: dict, tokens: list[str], q: int, k: int) -> list[Ques
     return [count, change]
 
 
+SCALE_FORMULAS = ("1/(1 − p)", "1 / (1 − p)", "1/(1-p)", "1 / (1 - p)")  # the survivors' factor, as written
+EVAL_WORDS = ("does nothing", "identity", "unchanged")  # what dropout does in eval mode, as said
+
+
 def dropout_questions(weights: torch.Tensor, dropped: torch.Tensor, p: float, train: bool, tokens: list[str],
-                      q: int) -> list[Question]:
-    """weights, dropped: (T, T) causal weights before and after one dropout draw."""
+                      q: int, seed: int | None = None) -> list[Question]:
+    """weights, dropped: (T, T) causal weights before and after one dropout draw; seed: the draw's (the
+    screen's control, named in the prompt so the question points to nothing class mode hides)."""
     if train and p >= 1:
         factor = Question(_identity("dropout", "all", p), "At p = 1, what does every row sum to after dropout?",
                           "number", 0.0, "0: every weight is dropped and PyTorch returns zeros instead of dividing "
-                                         "by 1 − p = 0.", tolerance=1e-4, low=0, high=1e6)
+                                         "by 1 − p = 0.", tolerance=1e-4, low=0, high=1e6,
+                          gives_away=("returns zeros", "all dropped", "all zero"))
     else:
         active = train and p > 0
         value = 1 / (1 - p) if active else 1.0
@@ -173,12 +188,15 @@ def dropout_questions(weights: torch.Tensor, dropped: torch.Tensor, p: float, tr
                                                            else ".")) if active else
             ("1: in eval mode dropout passes every weight through unchanged." if not train else
              "1: at p = 0 nothing is dropped and 1/(1 − 0) = 1."),
-            tolerance=0.006 * max(1.0, value), low=0, high=1e6)
+            tolerance=0.006 * max(1.0, value), low=0, high=1e6,
+            gives_away=SCALE_FORMULAS if active else EVAL_WORDS if not train else ())
     total, kept = float(dropped[q].sum()), int((dropped[q] > 0).sum())
     still = abs(total - 1) < 1e-4
     row = Question(
         _identity("dropout", "row", weights, dropped, q),
-        f"After this dropout draw, does the row of query {_tok(tokens, q)} still sum to 1?", "yesno", still,
+        f"Draw dropout once ({'training' if train else 'eval'} mode, p = {p:g}"
+        + (f", dropout seed {seed}" if seed is not None else "") + f"). Afterwards, does the row of query "
+        f"{_tok(tokens, q)} still sum to 1?", "yesno", still,
         f"It sums to {total:.4f} (before dropout {float(weights[q].sum()):.4f}): {kept} of its {q + 1} visible "
         "weights are nonzero" + ("; rows sum to 1 only on average over many draws." if not still else "."))
     return [factor, row]
@@ -191,20 +209,27 @@ def heads_questions(d_in: int, d_out: int, num_heads: int, tokens=None) -> list[
         f"MultiHeadAttention with d_out = {d_out} and num_heads = {num_heads}: how wide is each head's query "
         "(head_dim)?", "number", float(head_dim),
         f"head_dim = d_out / num_heads = {d_out} / {num_heads} = {head_dim}: one {d_out}-wide projection is cut into "
-        f"{num_heads} slices.", low=0, high=d_out)
+        f"{num_heads} slices.", low=0, high=d_out,
+        gives_away=(f"head_dim {head_dim}", f"head_dim = {head_dim}", f"{num_heads} × {head_dim} = {d_out}"))
     columns = Question(
         _identity("heads", "wrapper", d_out, num_heads),
         f"MultiHeadAttentionWrapper(d_in={d_in}, d_out={d_out}, num_heads={num_heads}): how many columns do its "
         "context vectors have?", "number", float(num_heads * d_out),
         f"{num_heads} × {d_out} = {num_heads * d_out}: each CausalAttention head projects to the full d_out = {d_out} "
-        f"and torch.cat joins them; MultiHeadAttention gives {d_out}.", low=0, high=math.inf)
+        f"and torch.cat joins them; MultiHeadAttention gives {d_out}.", low=0, high=math.inf,
+        gives_away=(f"{num_heads * d_out} columns", f"{num_heads * d_out:,} columns"))
     one, many = mha_parameter_count(d_in, d_out, 1), mha_parameter_count(d_in, d_out, num_heads)
+    # At GPT-2 small's sizes the count is exercise 3.3's answer, asked for further down the screen: not given here.
+    answers, wrapper = exercises.solution_counts(), wrapper_parameter_count(d_in, d_out, num_heads)
+    counts = (f"the same count with 1 head and with {num_heads}, exercise 3.3's answer at these sizes"
+              if answers & {one, many} else f"{one:,} with 1 head and {many:,} with {num_heads}")
+    grows = ("exercise 3.3's worked solution gives it at these sizes" if wrapper in answers else f"{wrapper:,}")
     params = Question(
         _identity("heads", "params", d_in, d_out, num_heads),
         f"Does MultiHeadAttention({d_in} → {d_out}) have more parameters with {num_heads} heads than with 1?",
         "yesno", many > one,
-        f"No: {one:,} with 1 head and {many:,} with {num_heads} (3·d_in·d_out + d_out² + d_out); heads only cut the "
-        f"projection. The wrapper's count grows: {wrapper_parameter_count(d_in, d_out, num_heads):,}.")
+        f"No: {counts} (3·d_in·d_out + d_out² + d_out); heads only cut the "
+        f"projection. The wrapper's count grows: {grows}.")
     return [width, columns, params]
 
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  dimLength, frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  dimLength, frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, rankedKeys, barColours, barShade, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
   shadeColours, urlWith,
 } from "../../ui/view/view_core.mjs";
 import { notSentText, overviewPixels } from "../../ui/view/view_core.mjs";
@@ -199,10 +199,36 @@ test("vectorText labels a stacked frame's row with its query, not its place in t
   assert.equal(vectorText("row sum", codes, 2, 4, 4, 2, ["before", "after"], 1), "row sum, query 2: before 0.0008, after 0.0009");
 });
 
-test("notSentText says a cell's value was not sent and what the cells of its colour hold, in the legend's unit", () => {
+test("notSentText says, in a student's words, why a cell has no number and what the cells of its colour hold", () => {
   assert.equal(notSentText(32, 4301, 4392, 4, "× even share"),
-    "not sent at this size (only each row's 32 largest travel); cells of its colour hold 0.4301 to 0.4392 (× even share)");
-  assert.equal(notSentText(32, -12345, -11111, 4), "not sent at this size (only each row's 32 largest travel); cells of its colour hold -1.2345 to -1.1111");
+    "a smaller value: at this size only each row's 32 largest come with their numbers; cells of this colour hold 0.4301 to 0.4392 (× even share)");
+  assert.equal(notSentText(32, -12345, -11111, 4), "a smaller value: at this size only each row's 32 largest come with their numbers; cells of this colour hold -1.2345 to -1.1111");
+  assert.doesNotMatch(notSentText(32, 0, 1, 4), /sent|travel/);
+});
+
+test("barColours never paints a bar white but a score of exactly 0, and keeps the score's sign as its hue", () => {
+  const redBlue = ["#0000ff", "#ffffff", "#ff0000"]; // blue, white at 0, red: a scores palette
+  const rgb = (text) => text.match(/\d+/g).map(Number);
+  const scores = barColours(redBlue, "scores");
+  assert.deepEqual(rgb(scores[127]), [255, 255, 255]); // 0 itself
+  const small = rgb(scores[128]), negative = rgb(scores[126]); // 0.67 beside a largest |ω| of 159
+  assert.ok(small[0] === 255 && small[2] <= 255 * 0.71, small); // clearly red, at least 30% of the way out
+  assert.ok(negative[2] === 255 && negative[0] <= 255 * 0.71, negative); // clearly blue
+  assert.deepEqual(rgb(scores[254]), [255, 0, 0]);
+  assert.equal(barShade(127, 634, "scores"), 128); // 0.0634 rounded to the middle shade: still red, not white
+  assert.equal(barShade(127, -634, "scores"), 126);
+  assert.equal(barShade(127, 0, "scores"), 127);
+  assert.equal(barShade(127, 634, "weights"), 127); // a weight's shade is its own
+  const weights = barColours(["#ffffff", "#000000"], "weights");
+  assert.ok(rgb(weights[0])[0] <= 255 * 0.71 && weights[255] === "#ccc");
+});
+
+test("rankedKeys takes the row's first keys in Python's one order, visible only, with the selected key, in key order", () => {
+  const ranked = [1, 1020, 163, 120, 88, 1024, 1024]; // largest first; 1024 pads past the last key
+  assert.deepEqual(rankedKeys(ranked, 1024, 1, 3), [1, 163, 1020]);
+  assert.deepEqual(rankedKeys(ranked, 1024, 88, 3), [1, 88, 1020]); // the selected key takes the last place
+  assert.deepEqual(rankedKeys(ranked, 1024, 88, 3, false), [1, 163, 1020]); // unless a list has no number for it
+  assert.deepEqual(rankedKeys(ranked, 200, 5, 8), [1, 5, 88, 120, 163]); // a causal row: key 1020 is in its future
 });
 
 test("overviewPixels paints each block's shade on the stops and masked blocks in two greys", () => {

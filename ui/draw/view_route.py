@@ -55,7 +55,8 @@ def _payload(key: tuple, *, _build) -> dict:
 def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,
               worked=None, names=("q", "k"), also=(), vectors=(), row_title: str = "",
               parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False, frames: dict | None = None,
-              dropped_from: int | None = None, labels=None, selection: tuple[int, int] | None = None) -> tuple[int, int]:
+              dropped_from: int | None = None, labels=None, selection: tuple[int, int] | None = None,
+              order=None, order_name: str = "") -> tuple[int, int]:
     """Draw `matrix` (T, T) in the view; returns the committed (query, key), 0-based. With `frames`
     (view_data.view_payload's), matrix is a stack (F, T, T) and the browser scrubs it.
 
@@ -66,7 +67,8 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
     names (default: the sidebar's). dropped_from: the
     `also` row (1 = the first) holding the weights before dropout: the main row marks the ones dropped.
     selection: the (query, key) to open at, 0-based, for a map that is not of the sidebar's tokens (an
-    experiment's): such a view neither reads nor moves the app's query and key."""
+    experiment's): such a view neither reads nor moves the app's query and key. order, order_name: what ranks
+    every bar list of the view (view_data.view_payload's), e.g. the scores under weights that round to 0.0000."""
     values = as_numpy(matrix)  # (T, T) or (F, T, T)
     count = values.shape[-1]
     labels = list(labels or settings.labels[:count])
@@ -83,17 +85,19 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
                  None if worked is None else tuple(fingerprint(t) for t in worked_in), labels_key(map(str, labels)),
                  kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
                  tuple(name for name, *_ in extras), tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
-                 None if frames is None else repr(sorted(frames.items())), dropped_from, selection)
+                 None if frames is None else repr(sorted(frames.items())), dropped_from, selection,
+                 None if order is None else fingerprint(order), order_name)
 
     def build():
         q, k, scores = worked if worked is not None else (None, None, None)
         return view_data.view_payload(values, labels, kind, scale_name, title, query + 1, key + 1,
                                       *window, q=q, k=k, scores=scores, font_scale=scale, parts=tuple(parts),
                                       row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit,
-                                      frames=frames, dropped_from=dropped_from, url_selection=selection is None)
+                                      frames=frames, dropped_from=dropped_from, url_selection=selection is None,
+                                      order=None if order is None else as_numpy(order), order_name=order_name)
 
     attention_view(_payload(cache_key, _build=build), key=view_key, on_commit=lambda: _commit(view_key, frames))
-    if scale_name == "share" and kind == "weights":
+    if scale_name == "share" and kind == "weights" and "matrix" in parts:  # bars alone show no colour scale
         st.caption(colour.SHARE_WORDS)
     if this_run().downloads:
         shown = values if frames is None else values.reshape(-1, count, count)[frames["initial"]]  # the frame Python knows of

@@ -22,6 +22,8 @@ STACK_BUDGET = 2_000_000  # ... while the stack of their maps' cells fits in thi
 # its lower triangle, each cell a uint8 shade and a fixed-point code, int32 when a survivor times 1 / (1 − p)
 # passes uint16's 6.5535 at the large rates (query 1's weight is 1: × 20 at p = 0.95). Above view_data's
 # EXACT_MAX tokens a cell sends only its shade and each row its 32 largest codes: fewer bytes, so this bounds both.
+# The marks of the dropped cells (view_data.dropped_bits: 1 bit a cell of the grid, 99 kB at 194 tokens) come on
+# top, with the overview and the rows, inside the whole view's 3 MB (tests/test_dropout_budget.py).
 CELL_BYTES = 4 + 1
 
 

@@ -12,7 +12,7 @@ from attention_core.book import stages
 from attention_core.book.modules import mha_parameter_count, out_proj_parameter_count, wrapper_parameter_count
 from attention_core.drawing.text import head_split_latex, query_in_heads_latex
 from attention_core.lessons import agreement as agreement_checks
-from attention_core.lessons import claims, head_counts, traces
+from attention_core.lessons import claims, exercises, head_counts, traces
 from ui.byte_cache import byte_cache
 from ui.cache import mha_agreement
 from ui.checks import agreement, checked
@@ -21,6 +21,26 @@ from ui.draw.heatmaps import show_matrix
 from ui.settings import Settings
 
 MAX_DRAWN = 12  # heads drawn as heatmaps; more heads are counted, not drawn
+# The book has no merge_heads: wherever the app's name appears, this says what it stands for.
+MERGE_HEADS = ("this app's name for the book's `context_vec.transpose(1, 2).contiguous().view(b, num_tokens, "
+               "self.d_out)`, which the book writes inline in `forward`; the book has no such function")
+
+
+EXERCISE_3_3 = "exercise 3.3"  # what a count that is that exercise's answer shows instead of its number
+EXERCISE_3_3_NOTE = ("At d_in = d_out = 768 this count is exercise 3.3's answer (GPT-2 small's layer; num_heads does "
+                     "not change it): try the exercise at the bottom of the screen, whose worked solution gives it. "
+                     "Every other size shows its count here.")
+
+
+def count_text(count: int) -> str:
+    """A parameter count as the screen prints it, or EXERCISE_3_3 where exercise 3.3's worked solution gives that
+    number (GPT-2 small's layer): the exercise comes last on the screen, so nothing above it gives it away."""
+    return EXERCISE_3_3 if count in exercises.solution_counts() else f"{count:,}"
+
+
+def mha_count_text(d_in: int, d_out: int, num_heads: int) -> str:
+    """MultiHeadAttention's parameter count as count_text prints it."""
+    return count_text(mha_parameter_count(d_in, d_out, num_heads))
 
 
 @byte_cache(max_mb=40, spinner="Computing every head count…")
@@ -122,13 +142,14 @@ def wrapper_vs_split(h: dict, settings: Settings, d_in: int, d_out: int, num_hea
     st.table(pd.DataFrame(traces.shape_rows(h, len(settings.tokens), d_in, num_heads),
                           columns=["tensor", "MultiHeadAttentionWrapper", "MultiHeadAttention"]),
              hide_index=True, width="content")
+    st.caption(f"`merge_heads`: {MERGE_HEADS}.")
 
 
 def out_proj_lesson(h: dict, settings: Settings, d_out: int, num_heads: int) -> None:
     """merge_heads leaves each head in its own columns; out_proj's d_out × d_out weights mix them."""
     mha, head_dim = h["mha"], d_out // num_heads
     block = "each column" if head_dim == 1 else f"each block of {head_dim} columns"
-    st.markdown(f"After `merge_heads`, {block} still holds one head's result only. "
+    st.markdown(f"After `merge_heads` ({MERGE_HEADS}), {block} still holds one head's result only. "
                 f"`out_proj` is an `nn.Linear({d_out}, {d_out})`, so every output column draws on all heads: "
                 f"{d_out} × {d_out} weights + {d_out} biases = **{h['out_proj_params']:,} parameters**.")
     left, right = st.columns(2)
@@ -142,13 +163,16 @@ def out_proj_lesson(h: dict, settings: Settings, d_out: int, num_heads: int) -> 
 def parameter_counts(d_in: int, d_out: int, num_heads: int) -> None:
     """The two classes' parameter counts at this screen's sizes, and why only the wrapper's grows with the heads."""
     plural = "head" if num_heads == 1 else "heads"
-    # GPT-2 small's counts are exercise 3.3's answer: its worked solution shows them, not this table.
+    # GPT-2 small's counts are exercise 3.3's answer: its worked solution shows them, not this table (at the
+    # GPT-2 preset this screen's own sizes are GPT-2 small's, so its MultiHeadAttention cell says so instead).
+    wrapper, mha = count_text(wrapper_parameter_count(d_in, d_out, num_heads)), mha_count_text(d_in, d_out, num_heads)
     counts = pd.DataFrame([
-        (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}",
-         f"{wrapper_parameter_count(d_in, d_out, num_heads):,}", f"{mha_parameter_count(d_in, d_out, num_heads):,}",
+        (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}", wrapper, mha,
          f"{out_proj_parameter_count(d_out):,}"),
     ], columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"])
     st.table(counts, hide_index=True, width="content")
+    if EXERCISE_3_3 in (wrapper, mha):
+        st.caption(EXERCISE_3_3_NOTE)
     st.caption("The wrapper gives every head a full d_out-wide projection, so its count grows with the number of "
                "heads; MultiHeadAttention's does not: 3 · d_in · d_out for Q, K, V plus d_out · d_out + d_out for "
                "out_proj, whatever num_heads is. The context length adds no parameters (only the mask buffer). "

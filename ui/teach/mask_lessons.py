@@ -20,13 +20,18 @@ def mask_and_buffer(record: dict, settings: Settings, context_length: int) -> No
     T = len(settings.tokens)
     buffer = record["mask"]  # (context_length, context_length)
     used_mask = buffer[:T, :T]
+    # The two tensors hold opposite values (tril: 1 = may see; the buffer: 1 = future), so each is drawn with one
+    # meaning per colour, dark = may see in both; the legends and the cells' numbers say what each tensor holds.
     c1, c2 = st.columns(2)
     with c1:
         show_matrix(stages.mask_simple(T), settings, "mask", "variant 1: torch.tril (1 = may see)",
                     mask_labels=("blocked", "may see"))
     with c2:
         show_matrix(used_mask, settings, "mask", "variant 2: buffer mask[:T, :T] (1 = future, blocked)",
-                    mask_labels=("may see", "blocked"))
+                    mask_labels=("may see", "future, blocked"), mask_dark=0)
+    st.caption("In both pictures dark = may see and light = blocked, although the tensors hold opposite values: "
+               "torch.tril keeps a 1 where a query may see the key, the buffer a 1 where the key is in the future "
+               "(masked_fill then sets those scores to −∞).")
     m1, m2, m3 = st.columns(3)
     m1.metric("buffer `mask` (registered once)", f"{tuple(buffer.shape)}")
     m2.metric(f"used: mask[:{T}, :{T}]", f"{tuple(used_mask.shape)}")

@@ -8,6 +8,7 @@ import streamlit as st
 from attention_core.lessons import reader_questions as rq
 from ui.checks import pitfall
 from ui.settings import Settings
+from ui.teach.heads_lessons import count_text
 
 
 def reader_questions(stage: str, settings: Settings, **inputs) -> None:
@@ -122,8 +123,9 @@ def _d_out_demo(settings, num_heads, **_) -> None:
     st.markdown(f"**What d_out means** (pull request 859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
     st.dataframe(pd.DataFrame({
-        "MultiHeadAttentionWrapper": [str(same["wrapper_head_width"]), str(same["wrapper_shape"]), f"{same['wrapper_params']:,}"],
-        "MultiHeadAttention": [str(same["mha_head_dim"]), str(same["mha_shape"]), f"{same['mha_params']:,}"]},
+        # GPT-2 small's counts are exercise 3.3's answer, further down the screen: count_text names the exercise
+        "MultiHeadAttentionWrapper": [str(same["wrapper_head_width"]), str(same["wrapper_shape"]), count_text(same["wrapper_params"])],
+        "MultiHeadAttention": [str(same["mha_head_dim"]), str(same["mha_shape"]), count_text(same["mha_params"])]},
         index=["width of each head", "output shape", "parameters"]), width="content")
     st.caption(f"In the wrapper d_out is each head's width; in MultiHeadAttention it is the total, cut into heads. "
                f"The wrapper gives MultiHeadAttention's width with d_out = {same['wrapper_d_out_for_same_width']}: "

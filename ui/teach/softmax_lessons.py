@@ -21,6 +21,7 @@ from ui.display import table
 from ui.settings import Settings
 
 TEMPERATURES = [0.25, 0.5, 1.0, 2.0, 4.0]  # τ: the scores are divided by √d_k · τ
+MEDIAN_OF_QUERIES = "median"  # the sharpness metrics' label: not the followed query's number
 
 
 def normalisation_readout(all_rows: torch.Tensor, normalised: dict, q: int, labels: list, overflowed: bool) -> None:
@@ -53,11 +54,12 @@ def sharpness_metrics(both: list, scores: torch.Tensor) -> None:
     re-uses the medians.
     """
     sharp = {title: checked(experiments.sharpness, matrix) for title, matrix in both}
+    # Medians over every query, and labelled so: the lesson's own query (one weight by hand below) has its own.
     for column, title in zip(st.columns(len(sharp)), sharp):
         for metric in ("largest weight", "entropy ÷ uniform"):
-            column.metric(f"{metric} · {title}", short(sharp[title][metric]),
-                          help=f"The median over the queries: {short(1 / scores.shape[-1])} and 1 for an even split, "
-                               "1 and 0 for a one-hot.")
+            column.metric(f"{MEDIAN_OF_QUERIES} {metric} · {title}", short(sharp[title][metric]),
+                          help=f"The median over all {scores.shape[0]} queries, not one query's: "
+                               f"{short(1 / scores.shape[-1])} and 1 for an even split, 1 and 0 for a one-hot.")
 
 
 def one_weight_by_hand(record: dict, weights: torch.Tensor, q: int, k: int, scale: bool) -> None:
@@ -77,7 +79,7 @@ def show_temperature(scaled_scores: torch.Tensor, temperature: float, settings: 
     screen's "temperature" section, whose title names it."""
     tempered, sharpness = cache.tempered(scaled_scores, TEMPERATURES)  # (τ, T, T): softmax(ω / (√d_k · τ)); (τ, T, 2)
     show_view(tempered, settings, "weights", "weights α at temperature τ", view_key="temperature",
-              parts=("row", "cell"), commit=True,
+              parts=("row", "cell"), commit=True, order=scaled_scores, order_name="scores ω",  # τ keeps the order
               vectors=[("sharpness", sharpness, ("largest weight", "entropy ÷ uniform"))],
               frames={"name": "Temperature τ", "param": "temperature", "values": TEMPERATURES,
                       "labels": [f"{t:g}" for t in TEMPERATURES], "initial": TEMPERATURES.index(temperature)})

@@ -74,9 +74,7 @@ function barSet(v) {
  * matrix (exact "top" beside a shade for every cell) sends its codes and their keys in `top` and the range of
  * values each shade holds in `bands`. */
 function source(meta, table, title, top = null, bands = null) {
-  // Bars of a one-sided palette start a third of the way in: a small weight stays visible against the track.
-  const colours = meta.kind === "scores" ? shadeColours(meta.stops, "#ccc")
-    : shadeColours(meta.stops, "#ccc").map((_, s) => (s === SHADE_MASKED ? "#ccc" : `rgb(${colourAt(meta.stops, 0.3 + (0.7 * s) / 254).join(",")})`));
+  const colours = barColours(meta.stops, meta.kind); // never white on the white track (barColours says why)
   const exact = top ?? table;
   return { meta, title, codes: exact.getChild("code").toArray(), shades: table.getChild("shade").toArray(),
     keys: exact.getChild("key")?.toArray(), colours, bandLow: bands?.getChild("low").toArray(), bandHigh: bands?.getChild("high").toArray() };
@@ -96,9 +94,16 @@ function codeAt(src, frame, i, j) {
   return n < 0 ? undefined : src.codes[n];
 }
 
-/** The keys a row's bars show: for a "top" source, the ones Python sent (already the largest, in key order). */
+/** The keys a row's bars show: in a view Python ranked, the same keys for every list (its one order); else for a
+ * "top" source, the ones Python sent (already the largest, in key order). */
 function barKeys(v, src, i, visible, limit) {
   const codeOf = (j) => codeAt(src, v.state.frame, i, j);
+  const rank = v.meta.rank;
+  if (rank && v.rank && src.meta.ranked) {
+    const base = ((rank.framed ? v.state.frame * v.meta.rows : 0) + i) * rank.top;
+    const everyList = v.sources.every((s) => !s.meta.ranked || codeAt(s, v.state.frame, i, v.state.key) !== undefined);
+    return rankedKeys(v.rank.subarray(base, base + rank.top), Math.min(visible, src.meta.cols), v.state.key, limit, everyList);
+  }
   if (src.meta.exact !== "top") return rowKeys(codeOf, visible, v.state.key, limit);
   const base = ((src.meta.framed ? v.state.frame * src.meta.rows : 0) + i) * src.meta.top;
   const sent = Array.from(src.keys.subarray(base, base + src.meta.top)).filter((j) => j < src.meta.cols);
@@ -129,6 +134,8 @@ function load(v, data) {
     (meta.also || []).map((m, n) => source(m, data[`also${n}`], m.title)));
   while (v.barSets.length < v.sources.length) v.barSets.push(barSet(v));
   v.barSets.forEach((set, n) => { set.box.hidden = n >= v.sources.length; });
+  v.rank = data.rank?.getChild("key").toArray(); // each row's keys in the view's one order, where Python ranked
+  v.dropped = data.dropped?.getChild("bits").toArray(); // Python's marks: which cells this dropout draw removed
   v.vectorCodes = (meta.vectors || []).map((m, n) => data[`vector${n}`].getChild("code").toArray());
   v.q = data.q?.getChild("code").toArray();
   v.k = data.k?.getChild("code").toArray();
@@ -158,6 +165,12 @@ function load(v, data) {
   v.overviewFrame = null;
 }
 
+/** Whether Python marked cell (i, j) of the frame shown as removed by dropout (view_data.dropped_bits). */
+function droppedCell(v, i, j) {
+  const m = v.meta;
+  return !!m.dropped && bitAt(v.dropped, ((m.framed ? v.state.frame : 0) * m.rows + i) * m.cols + j);
+}
+
 /** The frame's overview image and legend (both change only with the frame). */
 function drawFrame(v) {
   const { meta, state } = v;
@@ -172,7 +185,8 @@ function drawFrame(v) {
     canvas.setAttribute("aria-label", `Overview of ${meta.title}: ${o.blocks}`);
   }
   const masked = v.sources[0].shades.includes(SHADE_MASKED) || meta.layout === "lower";
-  v.legend.textContent = `Colour: ${meta.legends[state.frame] ?? meta.legend}${masked ? "; hatched grey = masked" : ""}.`
+  v.legend.textContent = `Colour: ${meta.legends[state.frame] ?? meta.legend}${masked ? "; hatched grey = masked" : ""}`
+    + `${meta.dropped ? `; ${meta.dropped.name} = dropped by this draw (0 after dropout, a weight before)` : ""}.`
     + (v.zoom && meta.overview ? ` Overview: ${meta.overview.blocks}.` : "");
 }
 
@@ -182,9 +196,10 @@ function valueText(v, i, j) {
   const src = v.sources[0], m = src.meta, frame = v.state.frame;
   const n = at(src, frame, i, j);
   if ((m.causal && j > i) || (n >= 0 && src.shades[n] === SHADE_MASKED)) return "masked";
+  if (droppedCell(v, i, j)) return `${formatFixed(0, m.decimals)}: dropped by this draw`;
   const code = codeAt(src, frame, i, j);
   if (code !== undefined) return formatFixed(code, m.decimals);
-  if (n < 0 || !src.bandLow) return `not among the ${m.top} largest of its row (not sent)`;
+  if (n < 0 || !src.bandLow) return `a smaller value: at this size only each row's ${m.top} largest come with their numbers`;
   const band = (m.framed ? frame : 0) * (SHADE_MASKED + 1) + src.shades[n];
   return notSentText(m.top, src.bandLow[band], src.bandHigh[band], m.decimals, m.band_unit);
 }
@@ -208,12 +223,13 @@ function draw(v) {
     for (let c = 0; c < n && c0 + c < meta.cols; c++) {
       const n0 = at(v.sources[0], state.frame, r0 + r, c0 + c);
       const shade = n0 < 0 ? SHADE_MASKED : v.shades[n0];
-      ctx.fillStyle = v.colours[shade];
+      const gone = droppedCell(v, r0 + r, c0 + c); // its own colour: the palest shade would read as a small weight
+      ctx.fillStyle = gone ? meta.dropped.colour : v.colours[shade];
       ctx.fillRect(c * px, r * px, px, px);
       const code = font >= 8 && shade !== SHADE_MASKED ? codeAt(v.sources[0], state.frame, r0 + r, c0 + c) : undefined;
       if (code !== undefined) { // a label only where Python sent the exact value
         const text = formatFixed(code, meta.decimals);
-        ctx.fillStyle = v.ink[shade];
+        ctx.fillStyle = gone ? "#111" : v.ink[shade];
         ctx.fillText(text, c * px + px / 2, r * px + px / 2);
         drawn.push([r0 + r, c0 + c, text]);
       }
@@ -276,7 +292,9 @@ function drawBars(v, src, set) {
   const codeOf = (j) => codeAt(src, state.frame, i, j);
   const keys = barKeys(v, src, i, visible, (meta.font_scale || v.meta.font_scale || 1) > 1 ? PRESENTER_BARS : BARS_MAX);
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j))));
-  set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length < visible ? `the ${keys.length} largest of ${visible} keys` : `all ${visible} keys`}`;
+  const by = src.meta.ranked && v.meta.rank?.name; // a ranked view names what it ranks by: the softmax's 0.0000s too
+  set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length >= visible ? `all ${visible} keys`
+    : by ? `the ${keys.length} of ${visible} keys with the largest ${by}` : `the ${keys.length} largest of ${visible} keys`}`;
   set.pool.forEach((bar, slot) => {
     const j = keys[slot];
     bar.row.hidden = j === undefined;
@@ -289,7 +307,7 @@ function drawBars(v, src, set) {
     bar.row.classList.toggle("av-selected", j === state.key);
     bar.label.textContent = labelOf(v, j);
     bar.fill.style.width = `${(100 * Math.abs(code)) / biggest}%`;
-    bar.fill.style.background = src.colours[Math.min(src.shades[n], 254)];
+    bar.fill.style.background = src.colours[barShade(src.shades[n], code, meta.kind)];
     bar.value.textContent = dropped ? `0 (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(code, meta.decimals);
   });
 }

@@ -95,11 +95,40 @@ export function colourAt(stops, t) {
 
 export const SHADE_MASKED = 255;
 
+/** Whether bit n of Python's np.packbits(..., bitorder="little") is set: byte n >> 3, bit n & 7 (the dropped
+ * cells of a dropout map, view_data.dropped_bits). No bits: nothing is set. */
+export function bitAt(bits, n) {
+  return !!bits && n >= 0 && n < bits.length * 8 && ((bits[n >> 3] >> (n & 7)) & 1) === 1;
+}
+
 /** The 255 CSS colours of shades 0..254 (a shade is t × 254, rounded in Python); index 255 is masked. */
 export function shadeColours(stops, masked) {
   const table = [];
   for (let s = 0; s < SHADE_MASKED; s++) table.push(`rgb(${colourAt(stops, s / (SHADE_MASKED - 1)).join(",")})`);
   table.push(masked);
+  return table;
+}
+
+/** The shade a bar is coloured with: its cell's, but a score whose shade rounded to the white middle (0.0634
+ * beside a largest |ω| of 159) takes the first shade of its sign, so only a score of exactly 0 is white. */
+export function barShade(shade, code, kind) {
+  const middle = (SHADE_MASKED - 1) / 2;
+  if (shade >= SHADE_MASKED) return SHADE_MASKED - 1;
+  return kind === "scores" && shade === middle && code ? middle + Math.sign(code) : shade;
+}
+
+/** A bar's colour for each shade (255: masked, grey). Weight bars start a third of the way into their one-sided
+ * palette, so a small weight stays visible against the track; score bars keep their sign's hue but start a third
+ * of the way out from the white middle, else a value small beside the map's largest |ω| (0.6650 beside 159 when
+ * dividing x · x by its sum) is a white bar on a white track. Only a score of exactly 0 (shade 127) is white. */
+export function barColours(stops, kind) {
+  const middle = (SHADE_MASKED - 1) / 2;
+  const at = kind === "scores"
+    ? (s) => { const f = (s - middle) / middle; return 0.5 + (Math.sign(f) * (0.3 + 0.7 * Math.abs(f))) / 2; }
+    : (s) => 0.3 + (0.7 * s) / (SHADE_MASKED - 1);
+  const table = [];
+  for (let s = 0; s < SHADE_MASKED; s++) table.push(`rgb(${colourAt(stops, at(s)).join(",")})`);
+  table.push("#ccc");
   return table;
 }
 
@@ -122,7 +151,7 @@ export function overviewPixels(shades, base, rows, cols, stops, masked) {
 /** The readout of a cell whose exact value Python did not send (a large map sends each row's `top` largest): the
  * lowest and highest value among the cells of its colour, as codes rounded outwards, in the legend's unit. */
 export function notSentText(top, low, high, decimals, unit = "") {
-  return `not sent at this size (only each row's ${top} largest travel); cells of its colour hold `
+  return `a smaller value: at this size only each row's ${top} largest come with their numbers; cells of this colour hold `
     + `${formatFixed(low, decimals)} to ${formatFixed(high, decimals)}${unit ? ` (${unit})` : ""}`;
 }
 
@@ -160,6 +189,16 @@ export function rowKeys(codeOf, visible, selected, limit) {
   all.sort((a, b) => codeOf(b) - codeOf(a) || a - b);
   const chosen = all.slice(0, limit);
   if (selected < visible && !chosen.includes(selected)) chosen[limit - 1] = selected;
+  return chosen.sort((a, b) => a - b);
+}
+
+/** The keys a row's bars show when Python ranked the row once for every list of the view (`ranked`: its keys,
+ * largest first, ties to the lower key, padded past the last key): the first `limit` visible ones (the selected
+ * key always among them where every list has its number), in key order. The scores and their softmax then name
+ * the same keys, although softmax rounds many of them to 0.0000. */
+export function rankedKeys(ranked, visible, selected, limit, selectable = true) {
+  const chosen = Array.from(ranked).filter((j) => j < visible).slice(0, limit);
+  if (selectable && selected < visible && !chosen.includes(selected)) chosen[Math.min(chosen.length, limit - 1)] = selected;
   return chosen.sort((a, b) => a - b);
 }
 
