@@ -6,12 +6,16 @@ screens, the shared sidebar, and the URL; each screen lives in screens/, all mat
 import streamlit as st
 
 import ui
-from ui import gate, memory, sections, warmup
+from ui.server import run_gate
+from ui.server import allocator
+from ui.state import sections
+from ui.server import warmup
+from ui.teach import room
 from screens import registry
 
-memory.limit_arenas()  # before the sessions' threads allocate: see ui/memory.py
+allocator.limit_arenas()  # before the sessions' threads allocate: see ui/server/allocator.py
 st.set_page_config(page_title="Attention, step by step", page_icon=":material/visibility:", layout="wide")
-warmup.start_once()  # once per process: both presets' stage screens, computed for every session (ui/warmup.py)
+warmup.start_once()  # once per process: both presets' stage screens, computed for every session (ui/server/warmup.py)
 
 # The screens live in screens/, not pages/: Streamlit still treats a pages/ folder as its older
 # multipage mode until app.py has run once, so a shared link opened first on a fresh server
@@ -21,11 +25,15 @@ page = st.navigation({
               for s in screens]
     for section, screens in registry.sections().items()
 })
-with gate.one_at_a_time():  # one script run at a time in this process: a class waits in line (ui/gate.py)
+with run_gate.one_script_run():  # one script run at a time in this process: a class waits in line (ui/run_gate.py)
     ui.new_run()
+    room.take_teacher_token()  # before anything writes the URL: the teacher's token leaves the address bar
+    st.session_state["page_path"] = page.url_path  # the room's join link is the app's address without it
     st.session_state["settings"] = ui.sidebar()
     url_note = st.empty()  # filled after the screen ran: it alone knows its sections
     sections.enter(page.url_path or "home")
+    # the teacher's screen and settings for the room's students (before the page: a page that asks first stops)
+    room.share_view(st.session_state["settings"].room, page.url_path or "home")
     page.run()
     ui.sync_url()
     if message := sections.unknown_note():

@@ -5,8 +5,9 @@ from attention_core.book import stages
 from attention_core.drawing import charts
 from attention_core.lessons import agreement, initialisation
 import ui
+from screens import dropout_blocks as blocks
 from attention_core.lessons.presets import PARAMS
-from ui.teach.dropout_lessons import RATES, every_rate_fits
+from screens.dropout_blocks import RATES, every_rate_fits
 
 BOOK_WAY = """torch.manual_seed(123)            # the book: one global seed for the whole process
 dropout = torch.nn.Dropout(0.5)   # p = 0.5: each cell dropped with probability 1/2
@@ -56,7 +57,7 @@ def screen():
     ui.device_badge(used, device_note or settings.device_note)
     st.caption(AFTER_QUIZ + " " + initialisation.weights_line("causal", settings.seed_for("dropout"), True)
                + (f" Move the dropout rate p (now {p:g}) in the view; Enter there brings it to the lesson." if scrubbed else ""))
-    ui.draw_summary(columns, p, train, num_tokens, n_visible, n_dropped)
+    blocks.draw_summary(columns, p, train, num_tokens, n_visible, n_dropped)
 
     rates = RATES if scrubbed else [p]
     after, sums = ui.dropout_stack(weights, rates, seed, train)  # (rates, T, T); row sums before/after (rates, T, 2)
@@ -65,7 +66,7 @@ def screen():
                  vectors=[("row sum", sums, ("before", "after dropout"))],
                  frames={"name": "Dropout rate p", "param": "dropout", "values": rates, "labels": [f"{r:g}" for r in rates],
                          "initial": rates.index(p)} if scrubbed else None)
-    ui.one_cell_by_hand(weights, keep, dropped, q, k, p, train, settings.labels)
+    blocks.one_cell_by_hand(weights, keep, dropped, q, k, p, train, settings.labels)
 
     with ui.section("keep", "Keep mask and where dropout struck", icon=":material/grid_on:") as shown:
         if shown:
@@ -77,7 +78,7 @@ def screen():
                        "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")
     with ui.section("draws", "Row sums and the average over many draws", icon=":material/stacked_line_chart:") as shown:
         if shown:
-            ui.many_draws(weights, dropped, p, seed, settings.labels)
+            blocks.many_draws(weights, dropped, p, seed, settings.labels)
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
             ui.table(weights, "attn_weights", settings.labels, settings.labels)
@@ -104,10 +105,10 @@ def screen():
                            ui.checked(agreement.dropout_vs_nn, weights, p, seed) if train else 0.0)])
     with ui.section("questions", "Readers' questions", icon=":material/forum:") as shown:
         if shown:
-            ui.reader_questions("dropout", settings, record=record, p=p, seed=seed, q=q)
+            blocks.reader_questions(settings, record=record, p=p, seed=seed, q=q)
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown:
-            ui.dropout_pitfalls(settings, p)
+            blocks.mistakes(settings, p)
 
 
 screen()

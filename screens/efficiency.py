@@ -2,6 +2,7 @@
 import streamlit as st
 
 import ui
+from screens import efficiency_blocks as blocks
 from attention_core.drawing import numbers
 from attention_core.lessons import efficiency
 
@@ -63,8 +64,8 @@ if last is None:  # first load: a quick measurement of QUICK_SIZES, cached for e
             "calls each. Press **Measure** for the sweep up to the largest T above (a few seconds on a CPU); results "
             "are kept for this session and cached for identical settings.", icon=":material/timer:")
 if last is not None:
-    ui.measurement_charts(last)
-    ui.measurement_summary(last)
+    blocks.measurement_charts(last)
+    blocks.measurement_summary(last)
 
 ui.explain(
     "Both versions do the same O(T²) arithmetic: every query still meets every earlier key. The difference "

@@ -4,6 +4,7 @@ import streamlit as st
 from attention_core.drawing import charts, head_images
 from attention_core.models import gpt2
 import ui
+from screens import gpt2_blocks as blocks
 from attention_core.book.inputs import MAX_SENTENCE_TOKENS, MAX_TEXT_CHARS
 from attention_core.lessons.presets import code
 from screens import registry
@@ -24,14 +25,14 @@ if not public:
                       help="A folder on the server in the hub's layout; empty: $GPT2_DIR, then the hub's cache.")
 directory, why = ui.gpt2_find(ui.gpt2_source())
 if directory is None:
-    ui.missing_weights(why, public, registry.BY_NAME.get("trained"))
+    blocks.missing_weights(why, public, registry.BY_NAME.get("trained"))
     st.stop()
 
 model = ui.gpt2_model(directory)
 cfg = model.config
 
 
-text = ui.gpt2_sentence_input(settings, "The class's sentence", max_chars=MAX_TEXT_CHARS,
+text = blocks.gpt2_sentence_input(settings, "The class's sentence", max_chars=MAX_TEXT_CHARS,
                               help="The same sentence as the sidebar's; GPT-2 splits it into its own tokens.")
 ids, tokens = ui.gpt2_tokens(directory, text)
 if not ids:
@@ -58,11 +59,8 @@ def screen():
     ui.draw_image(ui.png_bytes(head_images.model_view(weights)), "every GPT-2 head",
                   f"One map per head: a row per layer (1 at the top), a column per head (1 on the left); in each map "
                   f"queries go down, keys across, {T} tokens.")
-    st.image(head_images.colour_bar(), output_format="PNG", width=256,
-             caption=f"colour: weight ÷ the uniform share 1/(keys visible), on a log scale from "
-                     f"1/{2 ** head_images.RANGE:g} (blue) through 1 (white) to {2 ** head_images.RANGE:g}× (red); "
-                     "grey = the masked future")
-    ui.head_label_grid(scores, cfg.n_layer, cfg.n_head)
+    st.image(head_images.colour_bar(), output_format="PNG", width=256, caption=head_images.LEGEND)
+    blocks.head_label_grid(scores, cfg.n_layer, cfg.n_head)
 
     layer = ui.clamp("layer", low=1, high=cfg.n_layer, fallback_note=f"Layer {{old}} does not exist (GPT-2 has "
                      f"{cfg.n_layer}); showing layer {{new}}.") - 1
@@ -79,7 +77,7 @@ def screen():
                                   {"name": "Head", "param": "head", "values": list(range(1, cfg.n_head + 1)),
                                    "labels": [str(n) for n in range(1, cfg.n_head + 1)]}],
                          "initial": layer * cfg.n_head + head}, labels=labels)
-    ui.head_numbers(scores[layer][head], weights, layer, head, labels)
+    blocks.head_numbers(scores[layer][head], weights, layer, head, labels)
 
     st.subheader(f"Head view: all {cfg.n_head} heads of layer {layer + 1}")
     ui.draw_image(ui.png_bytes(head_images.model_view(weights[layer:layer + 1], head_px=160)),

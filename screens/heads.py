@@ -4,10 +4,11 @@ import functools
 import streamlit as st
 
 import ui
+from screens import heads_blocks as blocks
 from attention_core.book import stages
 from attention_core.book.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 from attention_core.lessons import head_counts, initialisation, traces
-from ui.teach.heads_lessons import EXERCISE_3_3, EXERCISE_3_3_NOTE, mha_count_text
+from screens.heads_blocks import EXERCISE_3_3, EXERCISE_3_3_NOTE, mha_count_text
 
 settings = ui.current()
 st.title("5 · Multi-head attention")
@@ -70,11 +71,11 @@ def screen():
             stack = ui.every_head_count(settings)  # (σ(d_out), T, T): every head of every count
             start = head_counts.frame_of(d_out, num_heads, 0)
             weights, shown, frames, used, device_note = (stack[start:start + num_heads], stack,
-                                                         ui.count_frames(d_out, num_heads, head), "cpu", None)
+                                                         blocks.count_frames(d_out, num_heads, head), "cpu", None)
         else:  # one count: a trained model's layer, or MultiHeadAttention alone (the wrapper waits for its section)
             weights, used, device_note = ((trained_h["mha"]["attn_weights"][0], trained_h["device"], trained_h["note"])
                                           if trained else ui.one_head_count(settings, num_heads))
-            shown, frames = weights, ui.head_frames(num_heads, head)
+            shown, frames = weights, blocks.head_frames(num_heads, head)
         ui.device_badge(used, device_note or settings.device_note)
         plural = "head" if num_heads == 1 else "heads"
         scrub = (f"Move **num_heads** and **Head** in the view (or PageUp / PageDown): every divisor of d_out = {d_out} "
@@ -97,14 +98,14 @@ def sections(trace, weights, num_heads: int, q: int) -> None:
     """Everything past the lesson, folded: each computes (heads_trace included) only while it is open."""
     with ui.section("maps", "Every head side by side", icon=":material/grid_view:") as shown:
         if shown and weights is not None:
-            ui.head_maps(weights, settings, q, trained)
+            blocks.head_maps(weights, settings, q, trained)
     with ui.section("split", "Cutting d_out into heads", icon=":material/content_cut:") as shown:
         if shown:
-            ui.split_lesson(trace() and trace()["mha"], T, d_out, num_heads, q)
+            blocks.split_lesson(trace() and trace()["mha"], T, d_out, num_heads, q)
     if not trained:
         with ui.section("wrapper", "Wrapper vs weight split", icon=":material/compare:") as shown:
             if shown and trace():
-                ui.wrapper_vs_split(trace(), settings, d_in, d_out, num_heads)
+                blocks.wrapper_vs_split(trace(), settings, d_in, d_out, num_heads)
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown and trace():
             st.caption("MultiHeadAttention's per-head tensors (tables show head 1; the shapes carry the head axis):")
@@ -112,10 +113,10 @@ def sections(trace, weights, num_heads: int, q: int) -> None:
                 ui.table(trace()["mha"][key], key, settings.labels, settings.labels if key == "attn_weights" else None)
     with ui.section("out-proj", "out_proj: mixing the heads", icon=":material/merge:") as shown:
         if shown and trace():
-            ui.out_proj_lesson(trace(), settings, d_out, num_heads)
+            blocks.out_proj_lesson(trace(), settings, d_out, num_heads)
     with ui.section("params", "Parameter counts", icon=":material/functions:") as shown:
         if shown:
-            ui.parameter_counts(d_in, d_out, num_heads)
+            blocks.parameter_counts(d_in, d_out, num_heads)
     ui.show_code(MultiHeadAttentionWrapper, MultiHeadAttention, stages.split_heads, stages.merge_heads)
     ui.explain(
         "**Why several heads?** Each head has its own query and key subspace, so after training one head can track, "
@@ -127,13 +128,13 @@ def sections(trace, weights, num_heads: int, q: int) -> None:
     )
     with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
         if shown and trace():
-            ui.heads_agreement(trace()["mha"], settings, d_in, d_out, num_heads, trained)
+            blocks.heads_agreement(trace()["mha"], settings, d_in, d_out, num_heads, trained)
     with ui.section("questions", "Readers' questions", icon=":material/forum:") as shown:
         if shown:
-            ui.reader_questions("heads", settings, num_heads=num_heads)
+            blocks.reader_questions(settings, num_heads=num_heads)
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown and trace():
-            ui.heads_pitfalls(trace()["mha"], d_out, num_heads, q)
+            blocks.mistakes(trace()["mha"], d_out, num_heads, q)
     with ui.section("exercises", "Exercises 3.2 and 3.3", icon=":material/edit_note:") as shown:
         if shown:
             ui.exercises(settings, "3.2", "3.3")

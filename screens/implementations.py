@@ -5,6 +5,7 @@ import streamlit as st
 from attention_core.drawing import numbers
 from attention_core.lessons import bonus_bench
 import ui
+from screens import implementations_blocks as blocks
 from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
 
 BUDGET_S = 120.0  # a visitor's sweep stops before a size that would take longer
@@ -20,14 +21,14 @@ st.markdown(
     "constructor `(d_in, d_out, context_length, dropout, num_heads, qkv_bias=False)`, takes the chapter "
     "`MultiHeadAttention`'s weights with `copy_from(mha)`, and then must give the same output.")
 ui.device_badge(device, settings.device_note)
-flash, no_flash = ui.sdpa_kernels(device)
+flash, no_flash = blocks.sdpa_kernels(device)
 st.caption(f"Here `F.scaled_dot_product_attention` runs the **{flash}** kernel; with flash forbidden, **{no_flash}** "
            "(asked of PyTorch with `torch._fused_sdp_choice`). FlexAttention runs without `torch.compile` here: "
            "compiling it took about 70 s on this machine, so the screen uses its eager reference, which has no "
            "backward pass on a CPU.")
 
 st.subheader("Do they agree with the chapter?")
-st.dataframe(ui.implementation_agreements(), width="stretch")
+st.table(blocks.implementation_agreements())  # static: its text wraps, no name or cell is cut at a column's edge
 st.caption(f"Largest |implementation − chapter| on a seeded batch of 2 × 6 tokens, float32; ✓ means "
            f"{numbers.within_tolerance(0)}. – (d_in ≠ d_out): nn.MultiheadAttention cannot be built there, since its "
            "query is its embed_dim wide; it needs d_in = d_out.")
@@ -48,7 +49,7 @@ if st.button("Measure here", type="primary", icon=":material/speed:", key="impl_
         device, [t for t in bonus_bench.TOKEN_SIZES if t <= largest], repeats, time_budget_s=BUDGET_S,
         on_step=lambda fraction, text: bar.progress(min(fraction, 1.0), text=text))
     bar.empty()
-result = st.session_state.get("impl_last") or ui.stored_implementations(device) or ui.stored_implementations("cpu")
+result = st.session_state.get("impl_last") or blocks.stored_implementations(device) or blocks.stored_implementations("cpu")
 if result is None:
     st.info("No stored measurement: press **Measure here**.", icon=":material/timer:")
     st.stop()
@@ -64,13 +65,13 @@ for name, title in (("forward", "forward"), ("backward", "forward + backward")):
     ok = frame[frame[name] == "ok"]
     long.append(ok.assign(ms=ok[f"{name}_s"] * 1e3, MB=ok[f"{name}_bytes"] / 1e6, pass_=title))
 timed = pd.concat(long, ignore_index=True).rename(columns={"label": "implementation", "pass_": "pass"})
-ui.fastest(timed)
+blocks.fastest(timed)
 # One chart per row: eight names in full need the legend's width (side by side, two legends cut them short).
 for name in ("forward", "forward + backward"):
     part = timed[timed["pass"] == name]
-    ui.chart(ui.timing_chart(part, "ms", f"{name}: time per call", "milliseconds (log)"), f"time {name}",
+    ui.chart(blocks.timing_chart(part, "ms", f"{name}: time per call", "milliseconds (log)"), f"time {name}",
              table=lambda p=part: p[["tokens", "implementation", "ms"]], width="stretch")
 memory = timed[(timed["pass"] == "forward + backward") & timed["MB"].notna()]
-ui.chart(ui.timing_chart(memory, "MB", "forward + backward: peak memory of new tensors", "MB (log)"), "peak memory",
+ui.chart(blocks.timing_chart(memory, "MB", "forward + backward: peak memory of new tensors", "MB (log)"), "peak memory",
          table=lambda: memory[["tokens", "implementation", "MB"]], width="stretch")
-ui.timing_table(result)
+blocks.timing_table(result)

@@ -6,6 +6,7 @@ from attention_core.book import stages
 from attention_core.drawing import numbers
 from attention_core.lessons import agreement, initialisation
 import ui
+from screens import mask_blocks as blocks
 from attention_core.book.modules import CausalAttention
 from attention_core.drawing.text import abridged_sum_latex, causal_softmax_latex
 
@@ -44,7 +45,7 @@ def screen():
     for line in causal_softmax_latex(raw[q], scaled[q], float(weights[q, k]), q, k, d_k):
         st.latex(line)
     st.caption(f"After `masked_fill` the future scores are −∞, and exp(−∞) = 0: they add nothing to the sum, so "
-               f"the visible weights of {who} ({q + 1} of {T}) already sum to 1. "
+               f"the visible weights of {who} ({q + 1} of {T:,}) already sum to 1. "
                f"(ω is divided by √d_k = √{d_k} first.)")
 
     with ui.section("buffer", "The mask and its buffer (context_length)", icon=":material/grid_on:") as shown:
@@ -55,7 +56,7 @@ def screen():
             two_variants(record, q, k)
     with ui.section("wrong", "What goes wrong without the mask", icon=":material/report:") as shown:
         if shown:
-            ui.what_goes_wrong(record, settings, q, [ui.md_escape(t) for t in settings.tokens], who)
+            blocks.what_goes_wrong(record, settings, q, [ui.md_escape(t) for t in settings.tokens], who)
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
             labels = settings.labels
@@ -84,10 +85,10 @@ def screen():
                           ("variant 1 vs variant 2", record["variants_max_abs_diff"])])
     with ui.section("questions", "Readers' questions", icon=":material/forum:") as shown:
         if shown:
-            ui.reader_questions("mask", settings, record=record)
+            blocks.reader_questions(settings, record=record)
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown:
-            ui.mask_pitfalls(record, record["unmasked_weights"], T)
+            blocks.mistakes(record, record["unmasked_weights"], T)
 
 
 @ui.fragment
@@ -95,7 +96,7 @@ def buffer_lesson():
     """context_length and the buffer: its own fragment, so the slider reruns only this section."""
     context_length = ui.context_length_picker(T)
     record, _, _ = ui.causal(settings, "mask", context_length)
-    ui.mask_and_buffer(record, settings, context_length)
+    blocks.mask_and_buffer(record, settings, context_length)
 
 
 def two_variants(record: dict, q: int, k: int) -> None:

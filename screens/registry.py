@@ -1,10 +1,19 @@
 """The one list of screens: the app's navigation, the tests and the scripts all read it.
 
-Plain Python (no Streamlit), so tests and scripts can import it. Adding a screen means one entry
-here and the screen's own file in screens/, nothing else.
+Plain Python (no Streamlit), so tests and scripts can import it. An entry declares what the rest of the app
+needs to know about a screen: where it sits in the navigation, and, for the chapter's stages, the seed of the book's
+weights and the predict-first questions. The screen's own lesson is its file, and its folded sections' bodies (worked
+blocks, common mistakes, readers' questions) sit beside it in screens/<name>_blocks.py. The tests read this list:
+a new stage gets the quiz, the sections, the bad-input and the every-screen tests without a test of its own.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
+
+from attention_core.book.inputs import MAX_TOKENS
+from attention_core.lessons import memory_layout as memory
+from attention_core.lessons import questions as q
+from attention_core.lessons.presets import Param, declare
 
 SCREENS_DIR = Path(__file__).resolve().parent
 
@@ -16,7 +25,11 @@ class Screen:
     file: str  # relative to the app's folder, e.g. "screens/scores.py"
     icon: str  # a bundled Material icon (works offline)
     section: str
-    stage: bool = False  # one of the chapter's five stages (they share the stage controls and checks)
+    stage: "Stage | None" = None  # one of the chapter's stages: they share the sidebar's inputs and sizes
+    # Class mode's questions: computed from the tensors the screen shows (attention_core/lessons/questions.py)
+    questions: Callable[..., list] | None = None
+    # The screen's own URL parameters (its controls), beside the app's shared ones in presets.PARAMS
+    params: dict[str, Param] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -24,22 +37,56 @@ class Screen:
         return self.url_path or "home"
 
 
+@dataclass(frozen=True)
+class Stage:
+    """What a stage of chapter 3 declares beyond its screen."""
+    # torch.manual_seed before the book builds this step's weights, so the book preset reproduces its printed
+    # tensors: SelfAttention_v1 and the walk-through of 3.4.1 use 123; SelfAttention_v2, whose weights the masking
+    # section reuses, uses 789.
+    book_seed: int
+
+
 SCREENS = [
     Screen("Home", "", "screens/home.py", ":material/home:", "Start"),
     Screen("1 · Attention scores", "scores", "screens/scores.py", ":material/grid_on:",
-           "Chapter 3, stage by stage", stage=True),
+           "Chapter 3, stage by stage",
+           stage=Stage(book_seed=123), questions=q.scores_questions),
     Screen("2 · Softmax and √d_k", "softmax", "screens/softmax.py", ":material/functions:",
-           "Chapter 3, stage by stage", stage=True),
+           "Chapter 3, stage by stage",
+           stage=Stage(book_seed=123), questions=q.softmax_questions,
+           params={"scale": Param(bool, True),
+                   "temperature": Param(float, 1.0, 0.25, 4.0)}),  # scores ÷ (√d_k · τ) before softmax
     Screen("3 · Causal mask", "mask", "screens/mask.py", ":material/visibility_off:",
-           "Chapter 3, stage by stage", stage=True),
+           "Chapter 3, stage by stage",
+           stage=Stage(book_seed=789), questions=q.mask_questions,
+           params={"context_length": Param(int, 6, 1, MAX_TOKENS)}),
     Screen("4 · Dropout", "dropout", "screens/dropout.py", ":material/grain:",
-           "Chapter 3, stage by stage", stage=True),
+           "Chapter 3, stage by stage",
+           stage=Stage(book_seed=789), questions=q.dropout_questions,
+           params={"dropout": Param(float, 0.5, 0.0, 1.0), "dropout_seed": Param(int, 123, 0, 2**31 - 1),
+                   "train": Param(bool, True)}),
     Screen("5 · Multi-head attention", "heads", "screens/heads.py", ":material/view_column:",
-           "Chapter 3, stage by stage", stage=True),
-    Screen("Heads in memory", "memory", "screens/memory.py", ":material/memory_alt:", "Chapter 3, stage by stage"),
-    Screen("What heads learn", "trained", "screens/trained.py", ":material/model_training:", "What attention learns"),
+           "Chapter 3, stage by stage",
+           stage=Stage(book_seed=123), questions=q.heads_questions),
+    Screen("Heads in memory", "memory", "screens/memory.py", ":material/memory_alt:", "Chapter 3, stage by stage",
+           questions=q.memory_questions,
+           # a small multi-head split (every float drawn) and one picked element: 1-based in the URL; the screen
+           # shows PyTorch's 0-based index, value − 1
+           params={"mem_tokens": Param(int, 6, 1, memory.MAX_TOKENS), "mem_heads": Param(int, 2, 1, memory.MAX_HEADS),
+                   "mem_head_dim": Param(int, 3, 1, memory.MAX_HEAD_DIM),
+                   "mem_token": Param(int, 3, 1, memory.MAX_TOKENS), "mem_head": Param(int, 2, 1, memory.MAX_HEADS),
+                   "mem_dim": Param(int, 1, 1, memory.MAX_HEAD_DIM)}),
+    Screen("What heads learn", "trained", "screens/trained.py", ":material/model_training:", "What attention learns",
+           questions=q.trained_questions,
+           # the task, the training step shown (-1 = the last), the heads switched off ("1.2,2.1" = layer.head,
+           # 1-based), the probe typed as symbols, and the controls of "Train it yourself"
+           params={"task": Param(str, "repeat", choices=("repeat", "sort", "reverse")),
+                   "step": Param(int, -1, -1, 100_000), "off": Param(str, ""), "probe": Param(str, ""),
+                   "train_layers": Param(int, 2, 1, 3), "train_heads": Param(int, 4, 1, 8),
+                   "train_steps": Param(int, 1500, 50, 5000), "train_seed": Param(int, 0, 0, 2**31 - 1),
+                   "train_lr": Param(float, 3e-3, 1e-4, 3e-2)}),
     Screen("Why √d_k: experiments", "why-scaling", "screens/why_scaling.py", ":material/science:",
-           "Going further"),
+           "Going further", params={"d_k": Param(int, 64, 1, 1024)}),
     Screen("Efficiency: fused attention", "efficiency", "screens/efficiency.py", ":material/speed:",
            "Going further"),
     Screen("Eight ways to write it", "implementations", "screens/implementations.py", ":material/stacks:",
@@ -48,6 +95,8 @@ SCREENS = [
 ]
 
 BY_NAME = {s.name: s for s in SCREENS}
+for _screen in SCREENS:
+    declare(_screen.params)
 STAGES = [s for s in SCREENS if s.stage]
 
 

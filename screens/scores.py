@@ -2,8 +2,9 @@
 import streamlit as st
 
 from attention_core.book import stages
-from attention_core.lessons import agreement, claims, initialisation, pitfalls
+from attention_core.lessons import agreement, claims, initialisation
 import ui
+from screens import scores_blocks as blocks
 from attention_core.book.modules import SelfAttention_v1
 
 settings = ui.current()
@@ -47,7 +48,7 @@ def screen():
 
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
-            tensors(record, proj)
+            blocks.tensors(record, proj, settings)
     ui.show_code(stages.dot_product_terms, stages.attn_scores_loop, stages.attn_scores,
                  stages.context_vector_loop, *([SelfAttention_v1] if proj == "v1" else []))
     ui.explain(
@@ -62,37 +63,10 @@ def screen():
                           ("exercise 3.1: v2's weights in v1", ui.exercise_3_1(settings))])
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown:
-            transpose_pitfall(record["keys"])
+            blocks.mistakes(record["keys"])
     with ui.section("exercises", "Exercises", icon=":material/edit_note:") as shown:
         if shown:
             ui.exercises(settings, "3.1")
-
-
-def tensors(record: dict, proj: str) -> None:
-    """Every tensor of the step as a table, the projections' only with q · k."""
-    labels = settings.labels
-    ui.table(settings.x, "inputs", labels)
-    if proj == "v1":
-        ui.table(record["W_query"], "W_query")
-        ui.table(record["W_key"], "W_key")
-        ui.table(record["queries"], "queries", labels)
-        ui.table(record["keys"], "keys", labels)
-    ui.table(record["attn_scores"], "attn_scores", labels, labels)
-    ui.table(record["attn_weights"], "attn_weights", labels, labels)
-    ui.table(record["context_vec"], "context_vecs", labels)
-
-
-def transpose_pitfall(keys) -> None:
-    """`keys.T` on a batch reverses every dimension; keys: (T, d) of this screen, batched as (2, T, d)."""
-    keys = keys[None].expand(2, -1, -1)  # (2, T, d): a batch of two, as the book's CausalAttention gets
-    shapes = pitfalls.transpose_batched(keys, keys)
-    ui.pitfall("`keys.T` on a batch", "attn_scores = queries @ keys.T",
-               "attn_scores = queries @ keys.transpose(1, 2)",
-               f"keys {tuple(keys.shape)} → keys.T {shapes['keys_T_shape']}: every dimension reversed, the batch "
-               f"too. " + (f"PyTorch stops: {shapes['error']}" if shapes["error"] else
-                           f"No error, but the result has shape {shapes['wrong_result_shape']}."),
-               f"keys.transpose(1, 2) {shapes['right_shape']} → scores {shapes['right_result_shape']}, "
-               "one T × T matrix per sequence.")
 
 
 screen()

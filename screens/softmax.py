@@ -7,6 +7,7 @@ from attention_core.book import stages
 from attention_core.drawing import numbers
 from attention_core.lessons import initialisation
 import ui
+from screens import softmax_blocks as blocks
 from attention_core.lessons.experiments import POWERS
 
 CURVE_SAMPLES = 256  # queries per d_k in the sharpness curves
@@ -27,7 +28,7 @@ def screen():
     record, used, device_note = ui.projection(settings, "v1", "softmax")
     q, k = ui.committed(len(settings.tokens))
     scale = bool(ui.value("scale"))
-    temperature = ui.clamp("temperature", options=ui.TEMPERATURES, fallback_note="Temperature {old} is not offered; using {new}.")
+    temperature = ui.clamp("temperature", options=blocks.TEMPERATURES, fallback_note="Temperature {old} is not offered; using {new}.")
     if not ui.predict_first("softmax", settings, record=record, q=q, temperature=temperature):
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
@@ -43,8 +44,8 @@ def screen():
                  commit=True, worked=(record["queries"], record["keys"], scores), order=scores, order_name="scores ω",
                  frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [0, 1], "initial": int(scale),
                          "labels": [f"no: {both[1][0]}", f"yes: {both[0][0]}"]})
-    ui.sharpness_metrics(both, scores)
-    ui.one_weight_by_hand(record, both[0][1] if scale else both[1][1], q, k, scale)
+    blocks.sharpness_metrics(both, scores)
+    blocks.one_weight_by_hand(record, both[0][1] if scale else both[1][1], q, k, scale)
 
     with ui.section("normalise", "Three ways to normalise (ω = x · x, §3.3.1)", icon=":material/functions:") as shown:
         if shown:
@@ -54,10 +55,10 @@ def screen():
             why_sqrt_d_k()
     with ui.section("temperature", "Temperature: one more divisor before softmax", icon=":material/thermostat:") as shown:
         if shown:
-            ui.show_temperature(record["scaled_scores"], temperature, settings)
+            blocks.show_temperature(record["scaled_scores"], temperature, settings)
     with ui.section("overflow", "Large scores: naive softmax overflows", icon=":material/warning:") as shown:
         if shown:
-            ui.overflow_demo(ui.projection(settings, "none", "softmax")[0]["attn_scores"][q], q)
+            blocks.overflow_demo(ui.projection(settings, "none", "softmax")[0]["attn_scores"][q], q)
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
             tensors(record, scale)
@@ -74,11 +75,11 @@ def screen():
     )
     with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
         if shown:
-            ui.softmax_agreement(ui.projection(settings, "none", "softmax")[0]["attn_scores"], record)
+            blocks.softmax_agreement(ui.projection(settings, "none", "softmax")[0]["attn_scores"], record)
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown:
-            ui.softmax_pitfalls(scores)
-            ui.precedence_pitfall(scores[q], q, d_k)  # the bug from the notes, computed next to the fix
+            blocks.mistakes(scores)
+            blocks.precedence_pitfall(scores[q], q, d_k)  # the bug from the notes, computed next to the fix
 
 
 def three_normalisations(q: int) -> None:
@@ -90,12 +91,12 @@ def three_normalisations(q: int) -> None:
     ui.show_view(all_rows, settings, "scores", "one query's scores, three ways to normalise them", view_key="normalise",
                  parts=("row", "cell"), row_title="scores ω = x · x", commit=True, order_name="scores ω",
                  also=[(name, normalised[name], kind) for name, kind in drawable.items()])
-    ui.normalisation_readout(all_rows, normalised, q, settings.labels, overflowed=len(drawable) < len(normalised))
+    blocks.normalisation_readout(all_rows, normalised, q, settings.labels, overflowed=len(drawable) < len(normalised))
 
 
 def why_sqrt_d_k() -> None:
     """The d_k experiment, every d_k computed at once: the view's d_k slider only selects (nothing reruns)."""
-    chosen = ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1024; using {new}.")
+    chosen = ui.clamp("d_k", options=POWERS, fallback_note="d_k = {old} is not a power of two from 1 to 1,024; using {new}.")
     tokens = min(len(settings.tokens), CURVE_TOKENS)
     curve = ui.why_scaling_sweep(CURVE_SAMPLES, tokens, settings.seed)  # the same experiment as /why-scaling
     stack = ui.why_scaling_stack(CURVE_SAMPLES, tokens, settings.seed)  # one map of its draws at every d_k

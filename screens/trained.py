@@ -4,6 +4,7 @@ import streamlit as st
 import torch
 
 import ui
+from screens import trained_blocks as blocks
 from attention_core.drawing.training_charts import probe_labels
 from attention_core.models import head_scores
 from attention_core.models.head_scores import MEANINGS, SCORE_NAMES
@@ -54,7 +55,7 @@ def trained_view():
         weights = run.snapshots[step].float()
     labels = probe_labels(spec.symbols, ids)
     if task == "repeat":
-        ui.show_repeated_probe(ids, spec.symbols)
+        blocks.show_repeated_probe(ids, spec.symbols)
     st.subheader(f"Every head on the probe {'(final model)' if typed else f'at step {step:,}'}")
     ui.head_grid(weights, labels, f"every head of the {task} model")
     st.caption("Rows: layers; columns: heads. Each map: query (row) → key (column), darker = more weight.")
@@ -75,7 +76,7 @@ def trained_view():
 
     with st.container():  # one block: a slide shows the heading, the pickers and the map together
         st.subheader("Look closer: one head")
-        layer, head = ui.look_closer(task, L, H)
+        layer, head = blocks.look_closer(task, L, H)
         opening = ui.opening_cell(task, ids, weights[layer - 1, head - 1])  # (T, T): the map the view opens on
         ui.show_view(weights.reshape(-1, *weights.shape[-2:]) if typed else
                      torch.stack([run.snapshots[s].float() for s in steps]).reshape(-1, *weights.shape[-2:]),
@@ -87,7 +88,7 @@ def trained_view():
         st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
                    "[/heads?weights=trained](heads?weights=trained).")
     st.subheader("Switch heads off")
-    off = ui.heads_off_picker(L, H)
+    off = blocks.heads_off_picker(L, H)
     now = ui.accuracy_with_off(task, tuple(off)) if off else ablated_all
     a, b = st.columns(2)
     a.metric("accuracy, every head on", f"{ablated_all:.3f}")
@@ -102,7 +103,7 @@ def trained_view():
 
 
 trained_view()
-ui.train_yourself(task, settings)
+blocks.train_yourself(task, settings)
 ui.explain(
     "**The induction circuit.** In `repeat`, a layer-1 head learns to look one token back: each position now also "
     "holds its predecessor. A layer-2 head then matches the current token against those predecessors: the key "

@@ -3,9 +3,10 @@ import math
 
 import streamlit as st
 
-from attention_core.drawing import charts
+from attention_core.drawing import charts, numbers
 from attention_core.lessons import experiments
 import ui
+from screens import why_scaling_blocks as blocks
 from attention_core.lessons.experiments import POWERS, SCALED, UNSCALED
 
 SAMPLE_CHOICES = [256, 512, 1024, 2048, experiments.MAX_SAMPLES]
@@ -44,7 +45,7 @@ st.caption(f"{samples:,} queries per d_k, each scoring {tokens} keys ({samples *
 
 # --- 1: variance ---------------------------------------------------------------------------------
 st.header("1 · The variance of q · k grows like d_k")
-ui.scaling_curve(sweep, "variance", "variance of the scores vs d_k", d_k, log_y=True)
+blocks.scaling_curve(sweep, "variance", "variance of the scores vs d_k", d_k, log_y=True)
 slope = experiments.loglog_slope(POWERS, sweep[sweep["scores"] == UNSCALED]["variance"])
 st.markdown(
     f"q · k adds up d_k products of two independent unit-variance numbers, so its variance is about d_k: on these "
@@ -70,7 +71,7 @@ st.markdown(
 st.header("3 · Unscaled, softmax saturates")
 for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
     with column:
-        ui.scaling_curve(sweep, metric, f"{metric} vs d_k", d_k)
+        blocks.scaling_curve(sweep, metric, f"{metric} vs d_k", d_k)
 st.markdown(f"At **d_k = {d_k:,}**:")
 pairs = [(label, metric) for metric in ("largest weight", "entropy (nats)") for label in (SCALED, UNSCALED)]
 for cell, (label, metric) in zip(st.columns(4), pairs):
@@ -85,12 +86,13 @@ st.markdown(
 
 # --- 4: the gradient vanishes ------------------------------------------------------------------------
 st.header("4 · …and its gradient vanishes")
-ui.scaling_curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k, log_y=True)
+blocks.scaling_curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k, log_y=True)
 left, right = st.columns(2)
 ratio = picked.loc[SCALED, "gradient (median)"] / max(picked.loc[UNSCALED, "gradient (median)"], 1e-300)
-left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k:,}", f"{picked.loc[UNSCALED, 'gradient (median)']:.2e}")
-right.metric(f"median gradient · {SHORT[SCALED]} · d_k = {d_k:,}", f"{picked.loc[SCALED, 'gradient (median)']:.2e}",
-             help=f"{ratio:,.1f} times the unscaled one")
+left.metric(f"median gradient · {SHORT[UNSCALED]} · d_k = {d_k:,}",
+            numbers.scientific(picked.loc[UNSCALED, 'gradient (median)'], 2))
+right.metric(f"median gradient · {SHORT[SCALED]} · d_k = {d_k:,}",
+             numbers.scientific(picked.loc[SCALED, 'gradient (median)'], 2), help=f"{ratio:,.1f} times the unscaled one")
 st.markdown(
     "For each query, autograd measures |d(softmax(s) · g)/ds| for a random unit vector g: how much of a gradient "
     "arriving at the weights gets through softmax to the scores, and on to W_q and W_k. A saturated softmax "
@@ -99,17 +101,20 @@ st.markdown(
 )
 st.caption(
     f"The median shows the typical query. The mean falls less (at d_k = {d_k:,}: "
-    f"{picked.loc[UNSCALED, 'gradient (mean)']:.2e} unscaled, {picked.loc[SCALED, 'gradient (mean)']:.2e} scaled) "
+    f"{numbers.scientific(picked.loc[UNSCALED, 'gradient (mean)'], 2)} unscaled, "
+    f"{numbers.scientific(picked.loc[SCALED, 'gradient (mean)'], 2)} scaled) "
     "because the few queries whose two best keys nearly tie keep a sizeable gradient."
 )
 
 # --- 5: the mean matters as well as the variance ------------------------------------------------------
-ui.zero_mean_lesson(int(seed))
+blocks.zero_mean_lesson(int(seed))
 
 st.header("All the numbers")
-# One format per column, trailing zeros kept: "0.2080" beside "0.2295", never "0.208"; gradients span powers of ten.
+# One format per column, trailing zeros kept: "0.2080" beside "0.2295", never "0.208"; gradients span powers of ten
+# and are written as everywhere else in the app ("6.31 × 10⁻²", not "6.31e-02").
+GRADIENT = lambda v: numbers.scientific(v, 2)  # noqa: E731
 COLUMN_FORMATS = {"d_k": "{:,}", "variance": "{:,.3f}", "largest weight": "{:.4f}", "entropy (nats)": "{:.4f}",
-                  "gradient (median)": "{:.2e}", "gradient (mean)": "{:.2e}"}
+                  "gradient (median)": GRADIENT, "gradient (mean)": GRADIENT}
 st.dataframe(sweep.style.format({c: f for c, f in COLUMN_FORMATS.items() if c in sweep.columns}),
              hide_index=True, width="stretch", height=ui.table_height(len(sweep)))
 ui.show_code(experiments.sample_scores, experiments.softmax_gradient_norm, experiments.measure,

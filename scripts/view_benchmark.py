@@ -130,7 +130,7 @@ def screen_views(screen: str, preset: str) -> list[dict]:
 
     from attention_core.drawing import view_data
     from screens.registry import BY_NAME
-    from ui import byte_cache
+    from ui.compute import byte_cache
     built, real = [], view_data.view_payload
 
     def timed(*args, **kwargs):

@@ -12,11 +12,11 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 sys.path.insert(0, str(ROOT))  # `screens.registry` and `attention_core`, however pytest is started
-# The servers the tests start skip the warm-up (ui/warmup.py: ten screens computed after the first visit), so it
+# The servers the tests start skip the warm-up (ui/server/warmup.py: ten screens computed after the first visit), so it
 # cannot compete with what a test measures; tests/test_warmup.py runs it on purpose.
 os.environ.setdefault("ATTENTION_WARMUP", "0")
 
-from ui import byte_cache  # noqa: E402
+from ui.compute import byte_cache  # noqa: E402
 from screens.registry import BY_NAME  # noqa: E402
 
 
@@ -46,7 +46,7 @@ def open_screen(page: str | None = None, *, sections=None, **params) -> AppTest:
 
 def open_sections(at: AppTest, page: str, names="all") -> AppTest:
     """Open sections of the screen at URL path <page> ("all", or a list of names) and rerun, as a visitor's
-    clicks would (ui/sections.py keeps what is open per screen)."""
+    clicks would (ui/state/sections.py keeps what is open per screen)."""
     opened = dict(at.session_state["sections:open"]) if "sections:open" in at.session_state else {}
     opened[page or "home"] = {"all"} if names == "all" else set(names)
     at.session_state["sections:open"] = opened

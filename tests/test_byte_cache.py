@@ -5,7 +5,7 @@ import time
 import numpy as np
 import torch
 
-from ui.byte_cache import ByteCache, size_of
+from ui.compute.byte_cache import ByteCache, size_of
 
 
 def test_size_counts_tensors_arrays_and_bytes_inside_containers():
@@ -45,6 +45,6 @@ def test_callers_of_the_same_key_at_once_compute_it_once():
 
 
 def test_the_allocator_settings_work_here():
-    from ui import memory
+    from ui.server import allocator as memory
     assert memory.limit_arenas() is True  # glibc on this Linux machine accepts the cap
     memory.trim()  # and trimming is harmless

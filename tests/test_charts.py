@@ -49,8 +49,8 @@ def test_images_use_the_heatmaps_colour_scales():
     assert image[0, 0].sum() > image[0, 1].sum()  # 0 is light, 1 is dark blue
     masked = colour.matrix_image(np.array([[1.0, -np.inf]]), "scores")
     assert tuple(masked[0, 1]) in (colour.MASKED_RGB, colour.MASKED_STRIPE)  # masked cells are hatched grey
-    assert colour.colour_range(np.array([[-2.0, 1.0, -np.inf]]), "scores") == (-2.0, 2.0)
-    assert colour.colour_bar("weights").shape == (14, 256, 3)
+    assert colour.SCORES.domain(np.array([[-2.0, 1.0, -np.inf]])) == (-2.0, 2.0)
+    assert colour.WEIGHTS.bar().shape == (14, 256, 3)
 
 
 def test_small_heatmaps_can_be_clicked():

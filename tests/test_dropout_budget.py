@@ -5,7 +5,7 @@ import json
 import torch
 
 from conftest import open_screen, views
-from ui.teach.dropout_lessons import RATES
+from screens.dropout_blocks import RATES
 
 
 def test_the_batched_stack_is_each_rates_dropout_exactly():
@@ -34,7 +34,7 @@ def _sent(at, view_key: str) -> tuple[int, int]:
 
 
 def test_every_rate_travels_while_the_stack_fits_the_byte_budget_and_the_slider_takes_over_above():
-    from ui.teach.dropout_lessons import CELL_BYTES, STACK_BUDGET, every_rate_fits, stack_bytes
+    from screens.dropout_blocks import CELL_BYTES, STACK_BUDGET, every_rate_fits, stack_bytes
     largest = max(t for t in range(1, 1025) if every_rate_fits(t))
     assert largest == 194 and stack_bytes(194) <= STACK_BUDGET < stack_bytes(195)
     assert stack_bytes(6) == 21 * 21 * CELL_BYTES  # the book: 21 rates × 21 visible cells
@@ -49,7 +49,7 @@ def test_every_rate_travels_while_the_stack_fits_the_byte_budget_and_the_slider_
 
 
 def test_the_rule_never_underestimates_what_a_stack_sends():
-    from ui.teach.dropout_lessons import stack_bytes
+    from screens.dropout_blocks import stack_bytes
     for tokens in (6, 64, 128):  # exact codes for every cell up to here: the costliest cells the view sends
         _, maps = _sent(open_screen("dropout", input="random", tokens=tokens), "dropout_view")
         assert maps <= stack_bytes(tokens), (tokens, maps, stack_bytes(tokens))

@@ -59,7 +59,7 @@ def test_presenter_mode_enlarges_fonts_and_folds_explanations():
 
 def test_presenter_mode_draws_tables_whole_up_to_a_slides_worth_of_rows(monkeypatch):
     # A table in a scroll box is cut off on a projector or a slide (why-scaling's stopped at d_k = 16).
-    from ui import display
+    from ui.draw import display
     for presenter, rows, height in ((True, 22, "content"), (True, display.PRESENTER_ROWS, "content"),
                                     (True, 64, "auto"), (False, 22, "auto")):
         monkeypatch.setattr(display, "this_run", lambda on=presenter: SimpleNamespace(presenter=on))

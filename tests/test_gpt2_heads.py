@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from attention_core.drawing import head_images
+from attention_core.drawing import colour, head_images
 from attention_core.models import head_labels
 
 T = 8
@@ -42,19 +42,25 @@ def test_no_repeated_token_means_no_duplicate_score():
     assert math.isnan(scores.duplicate) and scores.label == "broad"
 
 
-def test_uniform_rows_are_white_and_the_future_grey():
+# The head grid is drawn on the app's share scale (colour.SHARE), its domain fixed at ±RANGE for every head.
+EVEN = colour.rgb_of(colour.SHARES_HEX[2])  # the palette's middle: log2 share 0, exactly even
+HATCHED = (colour.MASKED_RGB, colour.MASKED_STRIPE)
+
+
+def test_uniform_rows_are_the_middle_colour_and_the_future_hatched_grey():
     ratio = head_images.relative_to_uniform(causal_uniform().numpy())
     below = np.tril(np.ones((T, T), bool))
     assert np.allclose(ratio[below], 0.0, atol=1e-6) and np.isnan(ratio[~below]).all()
-    rgb = head_images.colours(ratio)
-    assert tuple(rgb[T - 1, 0]) == (247, 247, 247) and tuple(rgb[0, T - 1]) == head_images.MASKED
+    rgb = head_images.SCALE.image(ratio)
+    assert tuple(rgb[T - 1, 0]) == EVEN and tuple(rgb[0, T - 1]) in HATCHED
+    assert head_images.SCALE.hex == colour.SHARE.hex and head_images.SCALE.fixed == (-3.0, 3.0)
 
 
-def test_a_sharp_late_row_is_saturated_red_not_faded():
-    # Row 8 puts all its weight on one key: 8 x the uniform share of 1/8 = 2^3: the deepest red.
-    rgb = head_images.colours(head_images.relative_to_uniform(one_hot_rows([0] * T).numpy()))
-    assert tuple(rgb[T - 1, 0]) == (103, 0, 31)
-    assert tuple(rgb[T - 1, 1]) == (5, 48, 97)  # no weight at all: deepest blue
+def test_a_sharp_late_row_is_the_darkest_colour_not_faded():
+    # Row 8 puts all its weight on one key: 8 x the uniform share of 1/8 = 2^3: the darkest end.
+    rgb = head_images.SCALE.image(head_images.relative_to_uniform(one_hot_rows([0] * T).numpy()))
+    assert tuple(rgb[T - 1, 0]) == colour.rgb_of(colour.SHARES_HEX[-1])
+    assert tuple(rgb[T - 1, 1]) == colour.rgb_of(colour.SHARES_HEX[0])  # no weight at all: the palest end
 
 
 def test_the_model_view_is_one_image_with_a_tile_per_head():
@@ -64,5 +70,5 @@ def test_the_model_view_is_one_image_with_a_tile_per_head():
     px = 16 // T
     assert image.shape == (2 * T * px + 4, 3 * T * px + 2 * 4, 3) and image.dtype == np.uint8
     tile = image[T * px + 4:, 2 * (T * px + 4):]  # layer 2, head 3: the uniform map
-    assert tuple(tile[-1, 0]) == (247, 247, 247) and tuple(tile[0, -1]) == head_images.MASKED
-    assert tuple(image[-1, 0]) == (103, 0, 31)  # layer 2, head 1: a sink, last row on the first key
+    assert tuple(tile[-1, 0]) == EVEN and tuple(tile[0, -1]) in HATCHED
+    assert tuple(image[-1, 0]) == colour.rgb_of(colour.SHARES_HEX[-1])  # layer 2, head 1: a sink's last row, key 1

@@ -1,11 +1,11 @@
-"""The training pool (ui/jobs.py) with real training processes: a queue beyond the pool,
+"""The training pool (ui/server/jobs.py) with real training processes: a queue beyond the pool,
 shared runs, runs that finish, and runs that stop when nobody watches (a 1 s timeout here, 20 s on a server)."""
 import os
 import time
 
 import pytest
 
-from ui import jobs
+from ui.server import jobs
 
 LONG = dict(layers=1, heads=1, d_model=64, steps=5000, seed=0, lr=3e-3, device="cpu")  # minutes: never finishes here
 QUICK = dict(LONG, steps=20)

@@ -25,7 +25,7 @@ def test_scores_colour_bar_is_white_at_zero_and_one_sided_when_no_score_is_negat
     assert tuple(colour.matrix_image(book * 0 + np.eye(6) * 5, "scores")[0, 1]) == WHITE
     assert colour.score_legend(0.0, 2.5) == "0 (white) … 2.5 (red)"
     assert colour.score_legend(-2.0, 2.0) == "-2 (blue) … 0 (white) … 2 (red)"
-    bar = colour.colour_bar("scores", low=0.0, high=1.0)  # one-sided legend: white to red only
+    bar = colour.SCORES.bar((0.0, 1.0))  # one-sided legend: white to red only
     assert tuple(bar[0, 0]) == WHITE and bar[0, -1, 0] > bar[0, -1, 2]
 
 
@@ -41,7 +41,7 @@ def test_a_mask_has_a_two_swatch_legend_that_says_what_blocked_means():
     assert "'domain': ['1 = blocked', '0 = may see']" in flipped
     assert colour.mask_legend(("may see", "blocked"), dark=0) == "dark = 0 = may see, light = 1 = blocked"
     image = colour.matrix_image(mask, "mask")
-    assert {tuple(p) for p in image.reshape(-1, 3)} == {tuple(colour.MASK[0].astype(int)), tuple(colour.MASK[1].astype(int))}
+    assert {tuple(p) for p in image.reshape(-1, 3)} == {colour.rgb_of(tone) for tone in colour.MASK.hex}
 
 
 def test_one_formatter_for_plain_text_numbers():

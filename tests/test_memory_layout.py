@@ -4,6 +4,12 @@ import torch
 
 from attention_core.lessons import memory_layout as ml
 from attention_core.lessons import questions as quiz
+from screens.registry import BY_NAME
+
+
+def asked_by(screen: str, **inputs) -> list:
+    """The questions a screen asks, as its registry entry declares them."""
+    return BY_NAME[screen].questions(**inputs)
 from attention_core.book.inputs import BOOK_INPUTS
 from attention_core.book.modules import MultiHeadAttention
 from attention_core.book.seeding import build_seeded
@@ -109,7 +115,7 @@ def test_reshape_copies_only_what_view_refuses():
 @pytest.mark.parametrize("T,h,hd", SIZES)
 def test_the_questions_answer_with_pytorch_s_numbers(T, h, hd):
     steps = ml.chapter_steps(_x(T), h, hd, seed=3)
-    contiguous, stride, copy = quiz.questions("memory", rows=ml.step_rows(steps))
+    contiguous, stride, copy = asked_by("memory", rows=ml.step_rows(steps))
     assert contiguous.answer == steps[2].tensor.is_contiguous()
     assert stride.answer == steps[2].tensor.stride(1) == hd
     assert copy.answer == (steps[6].tensor.data_ptr() != steps[5].tensor.data_ptr())

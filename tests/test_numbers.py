@@ -2,10 +2,11 @@
 from attention_core.drawing import numbers
 
 
-def test_plain_text_numbers_separate_thousands_and_latex_numbers_do_not():
+def test_plain_text_and_latex_numbers_separate_thousands():
     assert numbers.plain(18911.6121) == "18,911.6121" and numbers.plain(4096) == "4,096"
     assert numbers.plain(0.5) == "0.5" and numbers.plain(2.84e7) == "2.84 × 10⁷"
-    assert numbers.latex(18911.6121) == "18911.6121"  # a comma in st.latex would set a space after it
+    assert numbers.latex(18911.6121) == "18{,}911.6121"  # a bare comma in st.latex would set a space after it
+    assert numbers.latex(0.55) == "0.55" and numbers.latex(-0.00001) == "0" and numbers.latex(2.5e6) == r"2.500 \times 10^{6}"
 
 
 def test_scientific_keeps_its_decimals_and_the_tolerance_is_written_one_way():
@@ -13,8 +14,22 @@ def test_scientific_keeps_its_decimals_and_the_tolerance_is_written_one_way():
     assert numbers.scientific(0.0) == "0" and numbers.scientific(1e-5) == "10⁻⁵"
     assert numbers.scientific(0.0149, 2) == "1.49 × 10⁻²"
     assert numbers.within_tolerance(7.2e-7) == "≤ 10⁻⁵" and numbers.within_tolerance(2e-5) == "> 10⁻⁵"
+    from attention_core.lessons import bonus_bench, efficiency
+    assert efficiency.TOLERANCE == bonus_bench.TOLERANCE == numbers.TOLERANCE  # one tolerance, one way to write it
 
 
 def test_places_keeps_trailing_zeros_and_drops_the_sign_of_zero():
     assert [numbers.places(v) for v in (1, 0.00934, 0.2080, -1e-9)] == ["1.0000", "0.0093", "0.2080", "0.0000"]
     assert numbers.places(-0.5, 2) == "-0.50" and numbers.places(1018.4986, 3) == "1,018.499"
+
+
+def test_whole_numbers_separate_thousands_from_one_thousand_on():
+    assert [numbers.whole(v) for v in (768, 999, 1000, 1024, 9216, 2147483647)] == \
+        ["768", "999", "1,000", "1,024", "9,216", "2,147,483,647"]
+    assert numbers.whole(0.5) == "0.5" and numbers.whole(-4096) == "-4,096"
+
+
+def test_counts_inside_latex_are_separated_with_braced_commas():
+    from attention_core.drawing.text import abridged_sum_latex
+    assert numbers.latex_whole(1022) == "1{,}022" and numbers.latex_whole(6) == "6"  # a bare comma sets a space
+    assert r"_{1{,}022\text{ future}}" in abridged_sum_latex(lambda j: f"e^{j}", 2, future=1022)

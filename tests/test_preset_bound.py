@@ -1,5 +1,5 @@
 """GPT-2 small is its own layer: a size move leaves it for custom, with a one-line note; a public server bounds custom
-sizes (attention_core.lessons.move_cost, ui/public.py) with a note, and a teacher's own server does not."""
+sizes (attention_core.lessons.move_cost, ui/server/public.py) with a note, and a teacher's own server does not."""
 import pytest
 
 from conftest import open_screen

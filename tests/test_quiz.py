@@ -6,7 +6,14 @@ from attention_core.book import stages
 from attention_core.lessons import traces as lesson, questions as quiz
 from attention_core.book.inputs import BOOK_INPUTS, BOOK_TOKENS, random_inputs, random_token_names
 
+from screens.registry import BY_NAME
+
 TOKENS = list(BOOK_TOKENS)
+
+
+def asked_by(screen: str, **inputs) -> list:
+    """The questions a screen asks, as its registry entry declares them."""
+    return BY_NAME[screen].questions(**inputs)
 
 
 def _book(which="none", d_out=2):
@@ -30,15 +37,15 @@ def _all_questions(x, tokens, q, k, p=0.3, seed=5):
     scores_v1 = lesson.projection_trace(x, "v1", 4, seed, "cpu")[0]
     causal = _causal(x, seed)
     dropped, _ = stages.dropout(causal["attn_weights"], p, seed)
-    return (quiz.questions("scores", scores=_book()["attn_scores"] if x is BOOK_INPUTS else
+    return (asked_by("scores", scores=_book()["attn_scores"] if x is BOOK_INPUTS else
                            lesson.projection_trace(x, "none", 2, seed, "cpu")[0]["attn_scores"],
                            tokens=tokens, q=q, proj="none")
-            + quiz.questions("scores", scores=scores_v1["attn_scores"], tokens=tokens, q=q, proj="v1")
-            + quiz.questions("softmax", record=scores_v1, tokens=tokens, q=q)
-            + quiz.questions("mask", record=causal, tokens=tokens, q=q, k=k)
-            + quiz.questions("dropout", weights=causal["attn_weights"], dropped=dropped, p=p, train=True,
+            + asked_by("scores", scores=scores_v1["attn_scores"], tokens=tokens, q=q, proj="v1")
+            + asked_by("softmax", record=scores_v1, tokens=tokens, q=q)
+            + asked_by("mask", record=causal, tokens=tokens, q=q, k=k)
+            + asked_by("dropout", weights=causal["attn_weights"], dropped=dropped, p=p, train=True,
                              tokens=tokens, q=q)
-            + quiz.questions("heads", d_in=x.shape[-1], d_out=4, num_heads=2))
+            + asked_by("heads", d_in=x.shape[-1], d_out=4, num_heads=2))
 
 
 def test_book_scores_largest_key_and_symmetry():
@@ -169,8 +176,8 @@ def test_no_prompt_points_to_what_class_mode_hides():
         asked += quiz.dropout_questions(weights, stages.dropout(weights, p, 123, train)[0], p, train, TOKENS, 2, 123)
     asked += quiz.heads_questions(768, 768, 12)
     from attention_core.lessons import memory_layout
-    asked += quiz.questions("memory", rows=memory_layout.step_rows(memory_layout.chapter_steps(x, 2, 2, seed=3)))
-    asked += quiz.questions("trained", task="repeat", ablated=[[0.4, 0.9], [0.8, 0.7]], accuracy=0.95,
+    asked += asked_by("memory", rows=memory_layout.step_rows(memory_layout.chapter_steps(x, 2, 2, seed=3)))
+    asked += asked_by("trained", task="repeat", ablated=[[0.4, 0.9], [0.8, 0.7]], accuracy=0.95,
                             induction=[[0.1, 0.2], [0.9, 0.3]])
     for question in asked:
         found = [words for words in quiz.HIDDEN_REFERENCES if words in question.prompt.lower()]

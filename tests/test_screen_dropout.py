@@ -107,7 +107,7 @@ def test_convergence_chart_is_present():
     assert "average of N dropout draws vs the weights" in titles
     spec = next(s for s in chart_specs(at) if s.get("title") == "average of N dropout draws vs the weights")
     assert spec["encoding"]["x"]["field"] == "draws" and spec["encoding"]["x"]["scale"]["type"] == "log"
-    assert "average of 1024 draws has row sums" in page_text(at)
+    assert "average of 1,024 draws has row sums" in page_text(at)
 
 
 def test_gpt2_small_renders_in_time_and_limits_the_average():
@@ -116,8 +116,8 @@ def test_gpt2_small_renders_in_time_and_limits_the_average():
     assert time.perf_counter() - start < 30
     text = page_text(at)
     assert "× 1.1111" in text  # p = 0.1
-    assert "first 64 queries (of 1024" in text
-    assert "shape `(1024, 1024)`; showing the first 64 × 64" in text
+    assert "first 64 queries (of 1,024" in text
+    assert "shape `(1024, 1024)`; showing its first 8 of 1,024 rows and first 8 of 1,024 columns" in text
 
 
 def test_one_token_renders():
@@ -187,7 +187,7 @@ def test_the_dropped_share_image_counts_the_dropped_visible_cells_of_each_block(
 
 SECTIONS = {  # section: (its title, what only it draws)
     "keep": ("Keep mask and where dropout struck", lambda at: any("keep mask" in json.dumps(s.get("title", "")) for s in chart_specs(at))),
-    "draws": ("Row sums and the average over many draws", lambda at: "average of 1024 draws has row sums" in page_text(at)),
+    "draws": ("Row sums and the average over many draws", lambda at: "average of 1,024 draws has row sums" in page_text(at)),
     "tensors": ("The tensors", lambda at: "**`keep_mask`**" in page_text(at)),
     "code": ("The PyTorch code of this step", lambda at: any("def dropout_keep_mask" in c.value for c in at.code)),
     "why": ("Why it works", lambda at: "Why drop attention weights?" in page_text(at)),
@@ -196,20 +196,23 @@ SECTIONS = {  # section: (its title, what only it draws)
     "mistakes": ("Common mistakes", lambda at: any("the model's answers are random" in e.value for e in at.error)),
 }
 WORK = {"keep": "show_matrix", "draws": "many_draws", "tensors": "table", "questions": "reader_questions",
-        "mistakes": "dropout_pitfalls"}  # section: the ui call only it makes
+        "mistakes": "mistakes"}  # section: the call (ui or the screen's blocks) only it makes
 
 
 def test_the_lesson_runs_alone_and_each_section_runs_only_when_opened(monkeypatch):
     import collections
     import ui
+    from screens import dropout_blocks as blocks
     calls = collections.Counter()
     for name in WORK.values():
-        real = getattr(ui, name)
+        # the screen calls blocks.x for the blocks its own file defines, ui.x for the rest
+        owner = blocks if getattr(getattr(blocks, name, None), "__module__", "") == blocks.__name__ else ui
+        real = getattr(owner, name)
 
         def counting(*args, _real=real, _name=name, **kwargs):
             calls[_name] += 1
             return _real(*args, **kwargs)
-        monkeypatch.setattr(ui, name, counting)
+        monkeypatch.setattr(owner, name, counting)
     at = open_screen("dropout")
     assert [e.label for e in at.expander] == [title for title, _ in SECTIONS.values()]  # drawn folded, in order
     assert not calls, calls

@@ -72,3 +72,6 @@ def test_the_two_explanations_are_two_sections_and_open_together():
     every = at.dataframe[-1].value  # "Every measurement": the median and the fastest of how many calls
     assert {"ms", "fastest_ms", "calls"} <= set(every.columns) and (every["calls"] >= 5).all()
     assert (every["fastest_ms"] <= every["ms"]).all()
+    # differences written as on every screen ("6.6 × 10⁻⁷", never "6.6e-07"); the course row has none: a dash
+    assert all(d in ("–", "0") or "× 10" in d for d in every["max_abs_diff"]), list(every["max_abs_diff"])
+    assert "–" in set(every["max_abs_diff"]) and any("× 10" in d for d in every["max_abs_diff"])

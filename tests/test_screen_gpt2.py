@@ -137,11 +137,11 @@ def test_the_heads_screen_without_gpt2_weights_says_so_and_shows_random_heads(no
 
 def test_public_mode_hides_the_path_box_and_the_download_button(nothing, tiny_dir, monkeypatch):
     local = open_screen("gpt2")
-    assert [t.key for t in local.text_input] == ["gpt2_dir"]
-    assert [b.label for b in local.button] == ["Try to download GPT-2 now"]
+    assert [t.key for t in local.main.text_input] == ["gpt2_dir"]  # (the sidebar has the room's code box)
+    assert [b.label for b in local.main.button] == ["Try to download GPT-2 now"]
     monkeypatch.setenv("ATTENTION_PUBLIC", "1")
     at = open_screen("gpt2")
-    assert not at.text_input and not at.button and not at.exception
+    assert not at.main.text_input and not at.main.button and not at.exception
     assert any("only its operator" in i.value for i in at.info)
     monkeypatch.setenv("GPT2_DIR", str(tiny_dir))  # the operator's copy still works
     at = open_screen("gpt2")
@@ -151,7 +151,7 @@ def test_public_mode_hides_the_path_box_and_the_download_button(nothing, tiny_di
 def test_a_secret_turns_public_mode_on(tmp_path, monkeypatch):
     import streamlit as st
     from streamlit import config
-    from ui.public import public_mode
+    from ui.server.public import public_mode
     (tmp_path / "secrets.toml").write_text("public = true\n")
     monkeypatch.delenv("ATTENTION_PUBLIC", raising=False)
     before = config.get_option("secrets.files")

@@ -3,11 +3,11 @@ button; bad answers get notes; the exercises and the readers' questions work on 
 import pytest
 
 from conftest import open_screen, page_text
+from screens.registry import STAGES
 
-# A heading each stage shows only after its answer is revealed.
-AFTER = {"scores": "Scores, one query at a time", "softmax": "Scaling q · k by √d_k (SelfAttention_v1, d_k = 2)",
-         "mask": "The book's two ways, side by side", "dropout": "Row sums and the average over many draws",
-         "heads": "Cutting d_out into heads"}
+STAGE_NAMES = [s.name for s in STAGES]  # every stage the registry declares: a new one is tested here at once
+# A heading the mask and dropout screens show only after their answers are revealed (the tests of one screen).
+AFTER = {"mask": "The book's two ways, side by side", "dropout": "Row sums and the average over many draws"}
 
 
 def _headings(at):
@@ -23,14 +23,15 @@ def _button(at, suffix):
     return next(b for b in at.button if str(b.key).endswith(suffix))
 
 
-@pytest.mark.parametrize("stage", list(AFTER))
+@pytest.mark.parametrize("stage", STAGE_NAMES)
 def test_each_stage_asks_before_it_shows(stage):
     at = open_screen(stage, quiz=1)
-    assert "Predict first" in _headings(at) and AFTER[stage] not in _headings(at)
+    asking = _headings(at)
+    assert "Predict first" in asking and not at.expander  # none of the lesson's folded sections yet
     assert len(_quiz_widgets(at)) >= 2
     _button(at, ":skip").click().run()  # "show me without predicting"
     assert not at.exception
-    assert AFTER[stage] in _headings(at)
+    assert at.expander and set(_headings(at)) - set(asking)  # the lesson and its sections, after the answers
     assert any(i.value.startswith("Answer:") for i in at.info)
 
 
@@ -133,24 +134,25 @@ def test_readers_questions_are_computed_on_their_screens():
 WIDGETS = ("slider", "select_slider", "toggle", "number_input", "checkbox", "radio", "selectbox", "text_input")
 
 
-@pytest.mark.parametrize("stage, params", [(stage, {}) for stage in AFTER] + [("dropout", {"train": 0}),
+@pytest.mark.parametrize("stage, params", [(stage, {}) for stage in STAGE_NAMES] + [("dropout", {"train": 0}),
                                                                               ("dropout", {"dropout": 1})],
-                         ids=list(AFTER) + ["dropout-eval", "dropout-p1"])
+                         ids=STAGE_NAMES + ["dropout-eval", "dropout-p1"])
 def test_nothing_above_a_stages_questions_gives_their_answers(stage, params, monkeypatch):
     # Class mode shows a stage's title, intro and controls, then asks. The dropout intro said "multiplies the
     # survivors by 1/(1 − p)" right above "what are the survivors multiplied by?". Each question names the
     # phrases that would give it away (Question.gives_away); none may be on the screen above it.
     from attention_core.lessons import questions as quiz
-    asked, real = [], quiz.questions
+    import ui.teach.quiz
+    asked, real = [], ui.teach.quiz.questions_for
 
     def recording(name, **inputs):
         found = real(name, **inputs)
         asked.extend(found)
         return found
 
-    monkeypatch.setattr(quiz, "questions", recording)
+    monkeypatch.setattr(ui.teach.quiz, "questions_for", recording)
     at = open_screen(stage, quiz=1, **params)
-    assert "Predict first" in _headings(at) and AFTER[stage] not in _headings(at) and asked
+    assert "Predict first" in _headings(at) and not at.expander and asked
     shown = [page_text(at)] + [str(part) for kind in WIDGETS for w in at.main.get(kind)
                                for part in (w.label, getattr(w, "help", None)) if part]
     above = "\n".join(shown).replace("\\", "")  # markdown escapes: 1/\(1 − p\) is 1/(1 − p) on screen

@@ -95,8 +95,9 @@ def test_the_lesson_runs_alone_and_each_section_runs_only_when_opened(monkeypatc
     import collections
     import ui
     from attention_core.lessons import pitfalls
+    from screens import scores_blocks
     calls = collections.Counter()
-    for owner, name in ((ui, "table"), (ui, "exercise_3_1"), (ui, "exercises"), (pitfalls, "transpose_batched")):
+    for owner, name in ((scores_blocks, "table"), (ui, "exercise_3_1"), (ui, "exercises"), (pitfalls, "transpose_batched")):
         _counted(monkeypatch, calls, owner, name)
     at = open_screen("scores", proj="v1")
     assert [e.label for e in at.expander] == [title for title, _ in SECTIONS.values()]  # drawn folded, in order

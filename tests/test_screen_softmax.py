@@ -123,7 +123,7 @@ def test_overflow_shows_nan_for_naive_and_finite_for_torch():
 def test_gpt2_small_preset_renders():
     at = open_screen("softmax", sections=["tensors", "overflow"], preset="gpt2-small")
     text = page_text(at)
-    assert "shape `(1024, 1024)`; showing the first 64 × 64" in text
+    assert "shape `(1024, 1024)`; showing its first 8 of 1,024 rows and first 8 of 1,024 columns" in text
     assert "d_k = 768" in text
     scaled = views(at)["scaled"]["meta"]
     assert scaled["rows"] == 1024 and scaled["overview"] and scaled["framed"]  # an overview of the 1024 x 1024 frames
@@ -169,15 +169,18 @@ WORK = {  # section: the ui call only it makes
 def test_the_lesson_runs_alone_and_each_section_runs_only_when_opened(monkeypatch):
     import collections
     import ui
+    from screens import softmax_blocks as blocks
     calls = collections.Counter()
     for name in set(WORK.values()) | {"projection"}:
-        real = getattr(ui, name)
+        # the screen calls blocks.x for the blocks its own file defines, ui.x for the rest
+        owner = blocks if getattr(getattr(blocks, name, None), "__module__", "") == blocks.__name__ else ui
+        real = getattr(owner, name)
 
         def counting(*args, _real=real, _name=name, **kwargs):
             # ω = x · x (projection "none") feeds only the sections: the lesson follows q · k
             calls[_name if _name != "projection" else f"projection:{args[1]}"] += 1
             return _real(*args, **kwargs)
-        monkeypatch.setattr(ui, name, counting)
+        monkeypatch.setattr(owner, name, counting)
     at = open_screen("softmax")
     assert [e.label for e in at.expander] == [title for title, _ in SECTIONS.values()]  # drawn folded, in order
     assert set(calls) == {"projection:v1"}, calls  # the lesson's trace, nothing of any section

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from ui import trained_models as models
+from ui.compute import trained_models as models
 from conftest import chart_specs, open_screen, page_text, view_row, views
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 

@@ -1,6 +1,7 @@
 """AppTest: the "Why √d_k" screen shows the experiment's own numbers, reacts to every control, caches."""
 import pytest
 
+from attention_core.drawing import numbers
 from attention_core.lessons import experiments
 from attention_core.lessons.experiments import SCALED, UNSCALED
 from conftest import chart_specs, open_screen, page_text
@@ -24,8 +25,10 @@ def test_renders_every_chart_and_the_numbers_of_the_experiment():
     shown = metrics(at)
     assert shown["largest weight · unscaled"] == f"{rows[UNSCALED]['largest weight']:.4f}"
     assert shown["entropy · scaled"] == f"{rows[SCALED]['entropy (nats)']:.4f}"
-    assert shown["median gradient · unscaled · d_k = 64"] == f"{rows[UNSCALED]['gradient (median)']:.2e}"
-    saturation, table = at.dataframe[0].value, at.dataframe[-1].value  # section 5's table, then all the numbers
+    # written as everywhere in the app: "1.49 × 10⁻²", not "1.49e-02"
+    assert shown["median gradient · unscaled · d_k = 64"] == numbers.scientific(rows[UNSCALED]['gradient (median)'], 2)
+    assert "×" in shown["median gradient · unscaled · d_k = 64"]
+    saturation, table = at.table[0].value, at.dataframe[-1].value  # section 5's table (static), then all the numbers
     assert len(table) == 2 * len(experiments.POWERS)
     assert list(saturation.columns) == [f"{i} inputs, {w} weights" for i, w in experiments.SATURATION_SETUPS]
     assert saturation.loc["largest weight, scaled"].iloc[0] == "1.0000"  # torch.rand everywhere: one-hot when scaled

@@ -1,4 +1,4 @@
-"""Lazy sections (ui/sections.py): a closed section's body does not run, opening it shows it, it stays open, and
+"""Lazy sections (ui/state/sections.py): a closed section's body does not run, opening it shows it, it stays open, and
 the URL can open one. Checked on /mask (the other stage screens have tests of their own sections)."""
 from conftest import open_screen, open_sections, page_text
 
@@ -39,7 +39,7 @@ def test_the_url_opens_sections_of_the_screen_it_links_to():
 
 
 def test_old_links_with_pitfalls_and_readers_switches_open_those_sections(monkeypatch):
-    from ui import sections
+    from ui.state import sections
     seen = []
     monkeypatch.setattr(sections, "unknown_note", lambda: seen.append(set(sections.st.session_state[sections._OPEN]["home"])))
     at = open_screen(None, pitfalls="1", readers="1")

@@ -3,15 +3,15 @@ import dataclasses
 import re
 from pathlib import Path
 
-from ui.settings import Settings
-from ui.sidebar import INPUT_CONTROLS
+from ui.state.settings import Settings
+from ui.state.sidebar import INPUT_CONTROLS
 
 ROOT = Path(__file__).resolve().parents[1]
 # Every control the shared sidebar shows (app.py draws it on every screen).
 SIDEBAR = ("preset", "input", "text", "positions", "tokens", "d_in", "d_out", "seed", "device", "colour",
            "downloads", "presenter", "quiz")
 # Where a stored value may be read: the state layer itself, and the sidebar that turns values into Settings.
-STATE_LAYER = {"state.py", "sidebar.py"}
+STATE_LAYER = {"session.py", "sidebar.py"}  # (in ui/state/)
 
 
 def test_settings_carry_every_sidebar_decision():

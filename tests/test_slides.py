@@ -179,58 +179,7 @@ def test_figures_are_every_chart_of_a_screen_as_png_and_svg():
         assert not_blank(png)
 
 
-# --- where slides are cut, and the defaults for a projector (no browser needed) -------------------
-
-def block(top, bottom, heading=False, colon=False, caption=False, opens=None):
-    """A block as LAYOUT reports it: top, bottom, is a heading, ends with ':', is a caption, opens with a heading."""
-    return [top, bottom, heading, colon, caption, heading if opens is None else opens]
-
-
-def assert_no_unit_straddles(layout, spans, height):
-    units = SLIDES_MODULE.groups(layout)
-    for top, bottom, _ in units:
-        inside = [(a, b) for a, b in spans if a < bottom and top < b]
-        assert len(inside) == 1, f"unit {top}-{bottom} lies on slides {inside}"
-        a, b = inside[0]
-        assert a <= top and bottom <= b, f"unit {top}-{bottom} is cut by slide {a}-{b}"
-    for a, b in spans:
-        room = height - (SLIDES_MODULE.TOP_BAND if a else 0)
-        alone = [u for u in units if a <= u[0] and u[1] <= b]
-        assert b - a <= room or len(alone) == 1, f"slide {a}-{b} is taller than a slide but holds {len(alone)} units"
-    assert spans[0][0] == 0 and all(b == c for (_, b), (c, _) in zip(spans, spans[1:]))
-
-
-def test_cuts_fall_only_between_units_and_a_tall_unit_gets_its_own_slide():
-    layout = {"height": 4000, "blocks": [
-        block(0, 80, heading=True), block(96, 500),            # a heading stays with its chart
-        block(516, 560, colon=True), block(576, 900),           # "the tensors:" stays with its table
-        block(916, 950, caption=True),                          # a caption stays with the block above
-        block(966, 2400),                                       # taller than a slide: alone, scaled
-        block(2416, 2500, heading=True), block(2516, 2600), block(2616, 2700, opens=True), block(2716, 3900)]}
-    spans = SLIDES_MODULE.cuts(layout, 864)
-    assert_no_unit_straddles(layout, spans, 864)
-    assert (966 - SLIDES_MODULE.GAP, 2416 - SLIDES_MODULE.GAP) in spans  # the tall block, alone
-    assert spans[0] == (0, 516 - SLIDES_MODULE.GAP)  # heading and chart; the colon line goes with its table
-    assert len(spans) == 5
-
-
-def test_a_slide_prefers_to_open_on_a_heading_and_random_layouts_are_never_cut_inside_a_unit():
-    import random
-    layout = {"height": 2000, "blocks": [block(0, 300), block(316, 560), block(576, 700, opens=True),
-                                         block(716, 1000)]}
-    spans = SLIDES_MODULE.cuts(layout, 864)
-    assert spans[1][0] == 576 - SLIDES_MODULE.GAP  # the first slide is 66% full: cut before the heading
-    rng = random.Random(7)
-    for _ in range(200):
-        blocks, y = [], 0
-        for _ in range(rng.randint(1, 30)):
-            h = rng.choice([30, 60, 200, 500, 900, 1500])
-            blocks.append(block(y, y + h, heading=rng.random() < 0.15, colon=rng.random() < 0.05,
-                                caption=rng.random() < 0.1, opens=rng.random() < 0.2))
-            y += h + 16
-        layout = {"height": y, "blocks": blocks}
-        assert_no_unit_straddles(layout, SLIDES_MODULE.cuts(layout, 864), 864)
-
+# --- the defaults for a projector (no browser needed; where slides are cut: test_slides_cutting.py) ---
 
 def test_presenter_mode_is_the_default_and_stays_out_of_the_file_names():
     parse = SLIDES_MODULE.parse_args

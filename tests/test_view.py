@@ -66,15 +66,14 @@ def test_a_causal_map_sends_its_triangle_in_stored_cells_order_at_any_shape(rows
 
 
 def _stops_colour(stops, t):
-    """What the browser's colourAt does, in numpy: the sent stops interpolated at t."""
-    rgb = np.array([[int(h[k:k + 2], 16) for k in (1, 3, 5)] for h in stops], float)
-    return colour._ramp(t, rgb)
+    """The sent stops interpolated at t, as ColourScale.ramp does (the browser's colourAt: test_colour_in_node.py)."""
+    return colour.ColourScale("sent", tuple(stops)).ramp(t)
 
 
 @pytest.mark.parametrize("tokens", [6, 64, EXACT_MAX])
 def test_printed_numbers_and_colours_are_the_tensors(tokens):
     q, k, scores, weights = seeded_map(tokens)
-    scale = "absolute" if tokens <= 16 else "share"
+    scale = colour.WEIGHTS if tokens <= 16 else colour.SHARE
     payload = view_payload(weights.numpy(), [str(t) for t in range(tokens)], scale=scale,
                            q=q.numpy(), k=k.numpy(), scores=scores.numpy())
     meta, i, j, codes, shades = _decode(payload)
@@ -82,9 +81,7 @@ def test_printed_numbers_and_colours_are_the_tensors(tokens):
     assert meta["layout"] == "lower" and len(codes) == tokens * (tokens + 1) // 2  # the masked future is not sent
     texts = [f"{c // 10000 if c >= 0 else '-' + str(-c // 10000)}.{abs(c) % 10000:04d}" for c in codes]
     assert texts == [f"{w[a, b]:.4f}" for a, b in zip(i, j)]
-    kind = "share" if scale == "share" else "weights"
-    values = colour.shares(w) if kind == "share" else w
-    expected = colour.matrix_image(values, kind)[i, j].astype(float)  # colour.py's own pixels
+    expected = scale.image(scale.values(w))[i, j].astype(float)  # colour.py's own pixels
     drawn = _stops_colour(meta["stops"], shades / (SHADE_MASKED - 1))
     assert np.abs(drawn - expected).max() <= 2.5  # shades are 255 levels of the same ramp
     assert (shades < SHADE_MASKED).all()
@@ -110,10 +107,10 @@ def _picture_payload(kind: str, rows: int, cols: int):
     gen = torch.Generator().manual_seed(7)
     scores = torch.randn(rows, cols, generator=gen, dtype=torch.float64) * 3  # (rows, cols)
     if kind == "scores":
-        matrix, scale = scores.numpy(), "absolute"
+        matrix, scale = scores.numpy(), colour.SCORES
     else:
         future = torch.triu(torch.ones(rows, cols, dtype=torch.bool), diagonal=1)
-        matrix, scale = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1).numpy(), "share"
+        matrix, scale = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1).numpy(), colour.SHARE
     return matrix, view_payload(matrix, [str(t) for t in range(max(rows, cols))], kind=kind, scale=scale)
 
 
@@ -127,8 +124,8 @@ def test_a_large_matrix_sends_every_cells_shade_and_each_rows_largest_values_exa
     i, j = stored_cells(rows, cols, meta["layout"])
     shades = payload["cells"]["shade"].to_numpy()
     inside = j < cols
-    values = colour.shares(matrix) if kind == "weights" else matrix
-    expected = colour.matrix_image(values, "share" if kind == "weights" else "scores")[i[inside], j[inside]].astype(float)
+    scale = colour.scale_for(kind, colour.SHARE)
+    expected = scale.image(scale.values(matrix))[i[inside], j[inside]].astype(float)
     assert np.abs(_stops_colour(meta["stops"], shades[inside] / (SHADE_MASKED - 1)) - expected).max() <= 2.5
     assert (shades[~inside] == SHADE_MASKED).all() and (shades[inside] < SHADE_MASKED).all()
     # The exact values: each row's TOP_KEYS largest (as the bars pick them: the lower key on a tie), each the tensor's.
@@ -186,11 +183,12 @@ def test_up_to_exact_max_tokens_every_value_travels_and_above_only_shades_and_ea
 
 
 def test_the_overview_is_matrix_images_overview_as_shades_and_only_large_maps_get_one():
+    # Strings as settings.colour holds them: view_payload and overview map them to the scale (colour.scale_for).
     for kind, scale, tokens in (("weights", "share", 300), ("scores", "absolute", 200), ("weights", "absolute", 100)):
         q, k, scores, weights = seeded_map(tokens)
         matrix = (scores if kind == "scores" else weights).double().numpy()
         payload = view_payload(matrix, ["x"] * tokens, kind=kind, scale=scale)
-        image, blocks, _ = matrix_images.overview(matrix, "share" if scale == "share" else kind)
+        image, blocks, _ = matrix_images.overview(matrix, kind, scale)
         meta = payload["meta"]["overview"]
         shades = payload["overview"]["shade"].to_numpy().reshape(meta["rows"], meta["cols"])
         step = image.shape[0] // meta["rows"]  # the PNG drew each block as step × step pixels
@@ -215,7 +213,7 @@ def test_scores_use_signed_codes_a_diverging_scale_and_masked_cells_as_the_lower
     payload = view_payload(scores.numpy(), ["a", "b"], kind="scores")
     meta, i, j, codes, shades = _decode(payload)
     assert meta["layout"] == "lower" and codes.tolist() == [5000, -12500, 20000]
-    assert meta["stops"][0] == "#%02x%02x%02x" % tuple(int(c) for c in colour.REDBLUE[0])
+    assert meta["stops"] == list(colour.REDBLUE_HEX)
     assert shades.tolist() == [round((0.5 / 2 + 1) / 2 * 254), round((-1.25 / 2 + 1) / 2 * 254), 254]
     full = view_payload(np.array([[0.2, 0.8], [0.6, 0.4]]), ["a", "b"])
     assert full["meta"]["layout"] == "full" and full["cells"]["code"].tolist() == [2000, 8000, 6000, 4000]

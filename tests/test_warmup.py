@@ -1,4 +1,4 @@
-"""The warm-up (ui/warmup.py) opens stage screens in a headless session of a real Streamlit Runtime, so the
+"""The warm-up (ui/server/warmup.py) opens stage screens in a headless session of a real Streamlit Runtime, so the
 process-wide caches hold what a visitor's first screen asks for: afterwards that screen computes nothing new."""
 import asyncio
 import threading
@@ -13,7 +13,8 @@ from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileMan
 from conftest import APP, open_screen
 
 from attention_core.lessons import traces
-from ui import byte_cache, warmup
+from ui.compute import byte_cache
+from ui.server import warmup
 
 
 @contextmanager
@@ -56,7 +57,7 @@ def test_the_warmup_fills_the_caches_and_a_first_visitor_then_computes_nothing(m
                                                                    ("book", "softmax", True, "")]
     assert sorted(computed) == ["none", "v1"]  # /scores' x·x scores, then /softmax's SelfAttention_v1
     warmed = entries()
-    assert warmed["_payload"] >= 2  # the views' data: a map on each screen
+    assert warmed["payload"] >= 2  # the views' data: a map on each screen (ui/compute/built.py)
 
     for screen in ("scores", "softmax"):  # a visitor's first screen, in this process: the caches are shared
         assert not open_screen(screen).exception

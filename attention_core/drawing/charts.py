@@ -1,8 +1,7 @@
 """Chart builders: plain functions from numbers to Altair charts (or an RGB image).
 
-No Streamlit here, so the same charts can be saved from a notebook. Colour scales mean the same
-thing everywhere: weights (0..1) are sequential blues, scores diverge around 0 (red above,
-blue below), masks and dropout keep-masks are two-tone.
+No Streamlit here, so the same charts can be saved from a notebook. A matrix's colours are its
+colour.ColourScale's, as in every image and in the attention view.
 """
 import json
 import math
@@ -13,6 +12,7 @@ import pandas as pd
 
 from attention_core.drawing import colour
 from attention_core.drawing.numbers import fixed
+from attention_core.drawing.shares import share_context
 
 # Validating every chart against the Vega-Lite schema as it is built costs tens of milliseconds a
 # chart on every slider move; these builders are tested instead.
@@ -20,19 +20,6 @@ alt.utils.schemapi.disable_debug_mode()
 
 CELL_TEXT_MAX = 12  # up to 12 x 12 the values are printed in the cells
 ALTAIR_MAX = 64  # above 64 x 64 a matrix is drawn as an image (one rect per cell gets slow)
-
-SCALES = {
-    # clamp: survivors of dropout exceed 1 and get the darkest blue rather than black.
-    "weights": alt.Scale(scheme="blues", domain=[0, 1], clamp=True),
-}
-
-
-def score_scale(values: np.ndarray) -> alt.Scale:
-    """Red-blue with white at exactly 0 (colour.score_range): one-sided when no score is negative.
-    (Vega's domainMid=0 puts white at 0 only when the data straddle 0.)"""
-    low, high = colour.score_range(values)
-    return alt.Scale(domain=[low, high], range=colour.score_palette(low, high), clamp=True)
-
 
 def axis_labels(tokens: list[str]) -> list[str]:
     """Unique axis labels: a sentence can repeat a word, so prefix the position (1-based)."""
@@ -57,12 +44,12 @@ def matrix_frame(matrix, row_labels, col_labels, decimals: int = 4) -> pd.DataFr
 
 def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = "",
             size: int = 360, clickable: bool = False, font_scale: float = 1.0,
-            weight_scale: str = "absolute", context: tuple | None = None,
+            scale: colour.ColourScale | str = "absolute", context: tuple | None = None,
             mask_labels: tuple[str, str] | None = None, mask_dark: int = 1) -> alt.Chart:
     """A matrix as coloured cells with a legend and tooltips; values printed when small.
 
-    kind: "weights", "scores" or "mask" (picks the colour scale). weight_scale: "absolute" (0..1)
-    or "share" (each weight against an even split, see colour.py). Masked cells (the future in a
+    kind: "weights", "scores" or "mask"; scale: its colours (colour.scale_for(kind, scale): weights take
+    colour.WEIGHTS, 0..1, or colour.SHARE, each weight against an even split). Masked cells (the future in a
     causal weights map, -inf scores) are grey whatever the scale. The selected query row and cell
     are outlined from a separate one-row dataset, "selection" (see `select`), so a new selection
     changes neither the spec nor the cells: the browser keeps its Vega view and swaps one tiny
@@ -76,30 +63,32 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
     frame = matrix_frame(matrix, row_labels, col_labels, decimals=0 if kind == "mask" else 4)
     values = np.asarray(matrix, dtype=np.float64)
     rows, cols = values.shape
+    scale = colour.scale_for(kind, scale)
     if context is None and kind == "weights":
-        context = colour.share_context(values)
+        context = share_context(values)
     masked = context[0] if context is not None else ~np.isfinite(values)
     frame["masked"] = masked.ravel()
     tooltip = [alt.Tooltip("query:N"), alt.Tooltip("key:N"), alt.Tooltip("text:N", title="value")]
-    if kind == "weights" and weight_scale == "share":
+    if scale.relative:
         shade, (low, high), shown = _share_column(*context)
         frame["shade"], frame["share"] = np.where(np.isnan(shade), low, shade).ravel(), shown.ravel()
-        fill = alt.Color("shade:Q", scale=alt.Scale(domain=[low, high], range=colour.SHARES_HEX),
-                         title="× even share", legend=alt.Legend(labelExpr="format(pow(2, datum.value), '.2~g') + '×'"))
+        fill = alt.Color("shade:Q", scale=alt.Scale(**scale.vega((low, high))), title=scale.unit,
+                         legend=alt.Legend(labelExpr="format(pow(2, datum.value), '.2~g') + '×'"))
         tooltip.append(alt.Tooltip("share:N", title="against an even share"))
         dark = low + 0.6 * (high - low)
-    elif kind == "mask":  # two values with a meaning each, not a 0..1 ramp
+    elif scale.two_tone:  # two values with a meaning each, not a 0..1 ramp
         zero, one = (f"0 = {mask_labels[0]}", f"1 = {mask_labels[1]}") if mask_labels else ("0", "1")
         value = frame["value"].fillna(0.0)
         frame["meaning"] = np.where(value >= 0.5, one, zero)
         frame["shade"] = value if mask_dark == 1 else 1 - value  # 1 = drawn dark (white text on it)
-        light_first = [zero, one] if mask_dark == 1 else [one, zero]  # MASK_HEX is (light, dark)
-        fill = alt.Color("meaning:N", scale=alt.Scale(domain=light_first, range=colour.MASK_HEX), title="mask")
+        light_first = [zero, one] if mask_dark == 1 else [one, zero]  # the palette is (light, dark)
+        fill = alt.Color("meaning:N", scale=alt.Scale(domain=light_first, range=scale.stops()), title="mask")
         dark = 0.5
     else:
-        # Masked cells take their grey from the condition; a finite shade keeps Vega from dropping them.
+        # Masked cells take their grey from the condition; a finite shade keeps Vega from dropping them. The scale
+        # clamps: survivors of dropout exceed 1 and get the darkest blue.
         frame["shade"] = frame["value"].fillna(0.0)
-        fill = alt.Color("shade:Q", scale=SCALES["weights"] if kind == "weights" else score_scale(values), title=kind)
+        fill = alt.Color("shade:Q", scale=alt.Scale(**scale.vega(scale.domain(values))), title=kind)
         dark = None
     x = alt.X("key:N", sort=list(col_labels), title="key (attended to)",
               axis=alt.Axis(labelAngle=-45, labelOverlap=cols > CELL_TEXT_MAX))

@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image
 
 from attention_core.drawing import colour
+from attention_core.drawing.shares import masked_cells, share_context
 
 
 SCORE_PERCENTILE = 98  # a scores overview's colours end at the 98th percentile of |block mean|
@@ -58,37 +59,38 @@ def window(matrix, row_start: int, col_start: int, size: int) -> np.ndarray:
     return values[row_start: row_start + size, col_start: col_start + size]
 
 
-def overview(values: np.ndarray, kind: str, weight_scale: str = "absolute"):
-    """(RGB image, how it was reduced, its colour range) of a large matrix.
+def overview(values: np.ndarray, kind: str, scale: colour.ColourScale | str | None = None):
+    """(RGB image, how it was reduced, its colour range) of a large matrix, on `scale` (colour.scale_for(kind,
+    scale): a ColourScale, or for weights "absolute" or "share").
 
-    weights: block maxima (a peak stays visible); share: block means of the log2 shares (the
-    geometric mean of a block's shares); scores: block means. A block with no visible cell is
-    hatched as masked.
+    weights: block maxima (a peak stays visible); shares: block means of the log2 shares (the geometric
+    mean of a block's shares); scores: block means. A block with no visible cell is hatched as masked.
     """
-    reduced, colour_kind, (low, high), blocks = overview_blocks(values, kind, weight_scale)
-    image = colour.matrix_image(reduced, colour_kind, max(1, 512 // max(reduced.shape)), value_range=(low, high))
+    reduced, scale, (low, high), blocks = overview_blocks(values, kind, scale)
+    image = scale.image(reduced, (low, high), max(1, 512 // max(reduced.shape)))
     return image, blocks, (low, high)
 
 
-def overview_blocks(values: np.ndarray, kind: str, weight_scale: str = "absolute"):
-    """(the reduced matrix, the colour.matrix_image kind and range it is drawn with, how it was reduced): the
-    overview before it becomes pixels (the attention view sends these blocks as shades)."""
+def overview_blocks(values: np.ndarray, kind: str, scale: colour.ColourScale | str | None = None):
+    """(the reduced matrix, the ColourScale and domain it is drawn with, how it was reduced): the overview
+    before it becomes pixels (the attention view sends these blocks as shades)."""
     factor = overview_factor(max(values.shape))
-    if kind == "share" or (kind == "weights" and weight_scale == "share"):  # kind "share": the same, said short
-        _, shares, (low, high) = colour.share_context(values)
+    scale = colour.scale_for(kind, scale or "absolute")
+    if scale.relative:
+        _, shares, (low, high) = share_context(values)
+        low, high = scale.fixed or (low, high)
         reduced = block_reduce(np.where(shares == -np.inf, low, shares), factor, "mean")  # nan stays masked
-        how, kind = "mean of the log shares", "share"
+        how = "mean of the log shares"
     else:
-        how = "mean" if kind == "scores" else "max"
-        masked = colour.masked_cells(values) if kind == "weights" else np.zeros(values.shape, dtype=bool)
+        how = "mean" if scale.around_zero else "max"
+        masked = masked_cells(values) if kind == "weights" else np.zeros(values.shape, dtype=bool)
         reduced = block_reduce(np.where(masked, np.nan, values), factor, how)
         # Scores: the range of what is drawn (block means), to its 98th percentile, so that a bright
         # diagonal (x · x) does not wash every other block out to white.
-        low, high = (colour.score_range(reduced, SCORE_PERCENTILE) if kind == "scores"
-                     else colour.colour_range(values, kind))
+        low, high = colour.score_range(reduced, SCORE_PERCENTILE) if scale.around_zero else scale.domain(values)
     blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
-    return reduced, kind, (low, high), blocks
+    return reduced, scale, (low, high), blocks
 
 
 def dropped_overview(keep, visible):
@@ -106,7 +108,7 @@ def dropped_overview(keep, visible):
     finite = share[np.isfinite(share)]
     top = float(np.percentile(finite, 98)) if finite.size else 1.0
     top = top if top > 0 else 1.0  # nothing dropped: every block pale
-    image = colour.matrix_image(np.clip(share / top, 0, 1), "weights", max(1, 512 // max(share.shape)))
+    image = colour.WEIGHTS.image(np.clip(share / top, 0, 1), cell_px=max(1, 512 // max(share.shape)))
     blocks = (f"each pixel is the share dropped in a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
     return image, blocks, top

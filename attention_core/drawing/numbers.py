@@ -27,8 +27,9 @@ def places(number: float, decimals: int = 4) -> str:
 
 
 def whole(number: float) -> str:
-    """1024 stays 1024; 2147483647 becomes 2,147,483,647 (not 2.14748e+09)."""
-    return f"{number:,.0f}" if abs(number) >= 10_000 else f"{number:g}"
+    """A count or a size as a reader sees it: 768 stays 768, 1024 becomes 1,024 and 2147483647 2,147,483,647
+    (not 2.14748e+09); 0.5 stays 0.5. Not for years, ids or token labels ("t1024" is a name, not a quantity)."""
+    return f"{number:,.0f}" if abs(number) >= 1_000 else f"{number:g}"
 
 
 def size_in_bytes(count: float) -> str:
@@ -78,9 +79,17 @@ def within_tolerance(difference: float) -> str:
     return f"{'≤' if difference <= TOLERANCE else '>'} {plain(TOLERANCE)}"
 
 
+def latex_whole(number: int) -> str:
+    """A count inside st.latex, thousands separated as in the prose beside it: 1024 -> "1{,}024" (a bare comma in
+    math mode is punctuation and gets a space after it)."""
+    return whole(number).replace(",", "{,}")
+
+
 def latex(number: float) -> str:
-    """A number for st.latex: `short` below 10^5, else a × 10^n."""
+    """A number for st.latex: `short` below 10^5 with braced thousands separators (1088.728 -> "1{,}088.728", as
+    the prose beside it writes 1,088.728), else a × 10^n."""
     if abs(number) < 1e5:
-        return short(number)
+        text = f"{number:,.4f}".rstrip("0").rstrip(".")  # short(), with separators
+        return "0" if text in ("-0", "") else text.replace(",", "{,}")
     mantissa, exponent = f"{number:.3e}".split("e")
     return rf"{mantissa} \times 10^{{{int(exponent)}}}"

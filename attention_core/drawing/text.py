@@ -3,7 +3,7 @@ import re
 
 import torch
 
-from attention_core.drawing.numbers import latex, short
+from attention_core.drawing.numbers import latex, latex_whole, short
 
 
 def md_escape(text: str) -> str:
@@ -16,7 +16,7 @@ def dot_product_latex(lhs: str, a_name: str, b_name: str, a, b, max_terms: int =
     a, b = torch.as_tensor(a).float().cpu(), torch.as_tensor(b).float().cpu()
     terms = [rf"{short(x)} \cdot {short(y)}" for x, y in zip(a.tolist(), b.tolist())]
     if len(terms) > max_terms:
-        terms = terms[: max_terms - 1] + [rf"\dots\ ({len(terms)} \text{{ terms}})"]
+        terms = terms[: max_terms - 1] + [rf"\dots\ ({latex_whole(len(terms))} \text{{ terms}})"]
     total = float(torch.dot(a, b))
     return rf"{lhs} = {a_name} \cdot {b_name} = " + " + ".join(terms).replace("+ -", "- ") + rf" = {total:.4f}"
 
@@ -61,7 +61,7 @@ def softmax_cell_latex(row_scores, q: int, k: int, weight: float, divisor: str =
     arg = {j: rf"\omega_{{{q + 1},{j}}}{divisor}" for j in (k + 1, "j")}
     cut = len(s_row) if len(s_row) <= 6 else 5
     shown = [rf"e^{{{latex(float(s - shift))}}}" for s in s_row[:cut]] + (
-        [rf"\dots\ ({len(s_row)} \text{{ terms}})"] if cut < len(s_row) else [])
+        [rf"\dots\ ({latex_whole(len(s_row))} \text{{ terms}})"] if cut < len(s_row) else [])
     minus = rf" - {latex(shift)}" if shift else ""
     return (rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{\exp({arg[k + 1]}{minus})}}{{\sum_j \exp({arg['j']}{minus})}}"
             rf" = \frac{{e^{{{latex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
@@ -75,7 +75,7 @@ def abridged_sum_latex(show, count: int, future: int = 0, blocked: str = r"e^{-\
     parts = [r"\dots" if j is None else show(j) for j in shown]
     if future:
         masked = " + ".join([blocked] * future) if future <= 2 else rf"{blocked} + \dots + {blocked}"
-        parts.append(rf"\underbrace{{{masked}}}_{{{future}\text{{ future}}}}")
+        parts.append(rf"\underbrace{{{masked}}}_{{{latex_whole(future)}\text{{ future}}}}")
     return " + ".join(parts)
 
 

@@ -6,7 +6,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from attention_core.drawing.charts import SCALES, to_spec
+from attention_core.drawing import colour
+from attention_core.drawing.charts import to_spec
 
 
 def probe_labels(symbols: str, ids) -> list[str]:
@@ -38,7 +39,7 @@ def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6, font_sc
               axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px, labelAngle=-90))
     y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px))
     rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
-        x=x, y=y, color=alt.Color("weight:Q", scale=SCALES["weights"], title="weight"),
+        x=x, y=y, color=alt.Color("weight:Q", scale=alt.Scale(**colour.WEIGHTS.vega()), title="weight"),
         tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
     size = alt.Step(cell)
     return rect.properties(width=size, height=size).facet(

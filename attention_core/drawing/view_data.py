@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from attention_core.drawing import colour
-from attention_core.drawing.view_shades import SHADE_MASKED, bands, overview_shades, shade_fractions, shades_of, stops_hex
+from attention_core.drawing.shares import masked_cells
+from attention_core.drawing.view_shades import SHADE_MASKED, bands, overview_shades, shade_fractions, shades_of
 
 DECIMALS = 4
 CELLS_MAX = 64  # up to this many tokens every cell is drawn; above, an overview image and a zoom window
@@ -59,7 +60,7 @@ def _causal(values: np.ndarray, kind: str) -> np.ndarray:
     if kind == "scores":  # a masked score is -inf; only a whole upper triangle of them counts as causal
         above = np.triu(np.ones(values.shape, dtype=bool), k=1)
         return above if values.shape[0] > 1 and (values[above] == -np.inf).all() else np.zeros_like(above)
-    masked = colour.masked_cells(values)
+    masked = masked_cells(values)
     # An unmasked softmax can underflow to exact zeros above the diagonal too (x · x at 768 dimensions is
     # one-hot on the diagonal), and then zeros fill most of the lower triangle as well: not a causal map.
     if masked.any() and np.count_nonzero(values[~masked]) < 0.5 * np.count_nonzero(~masked):
@@ -74,10 +75,10 @@ def stored_cells(rows: int, cols: int, layout: str) -> tuple[np.ndarray, np.ndar
     return np.indices((rows, cols)).reshape(2, -1)
 
 
-def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool = False, chosen=None):
+def _cells(stack: np.ndarray, kind: str, scale: colour.ColourScale, top: int = 0, picture: bool = False, chosen=None):
     """Maps as the view reads them: ({table name: DataFrame}, meta: kind, layout, exact, palette, each frame's
-    legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured on its own range (a share scale's
-    percentiles, a score map's largest |ω|), like a map drawn alone. Without `top`, "cells" holds every stored
+    legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured on `scale` over its own range (a share
+    scale's percentiles, a score map's largest |ω|), like a map drawn alone. Without `top`, "cells" holds every stored
     cell's {code, shade}, frame after frame. top: only each row's `top` largest cells' codes travel (with their
     keys): for a map drawn only as rows' bars, "cells" holds just those {code, shade, key} (layout "top"); with
     `picture` (a matrix above EXACT_MAX), "cells" holds every stored cell's shade, "top" the {code, key} and
@@ -98,7 +99,7 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool
     rows, cols = stack.shape[1:]
     lower = np.tri(rows, cols, dtype=bool) if layout == "lower" and rows <= cols else None  # (T, T)
     for f, (values, hidden) in enumerate(zip(stack, masked)):
-        t, palette, (low, high), legend = shade_fractions(values, kind, scale, hidden)
+        t, (low, high), legend = shade_fractions(values, scale, hidden)
         hidden = hidden | ~np.isfinite(values)
         shade = shades_of(t, hidden)  # (T, T)
         code = fixed_codes(values)  # (T, T)
@@ -121,7 +122,7 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool
                 if not top:
                     codes.append(code[lower] if lower is not None else code.reshape(-1))
         if picture:
-            ends.append(bands(values, shade, hidden, kind == "weights" and scale == "share", DECIMALS))
+            ends.append(bands(values, shade, hidden, scale, DECIMALS))
         legends.append(legend)
         domains.append([low, high])
     codes = np.concatenate(codes)
@@ -137,9 +138,9 @@ def _cells(stack: np.ndarray, kind: str, scale: str, top: int = 0, picture: bool
                   "top": pd.DataFrame({"code": codes, "key": np.concatenate(keys).astype(np.uint16)}),
                   "bands": pd.DataFrame({"low": ends[:, 0], "high": ends[:, 1]})}
     meta = {"rows": stack.shape[1], "cols": stack.shape[2], "kind": kind, "layout": layout, "decimals": DECIMALS,
-            "stops": stops_hex(palette), "legend": legends[0], "domain": domains[0], "legends": legends,
+            "stops": scale.stops(), "legend": legends[0], "domain": domains[0], "legends": legends,
             "framed": stack.shape[0] > 1, "causal": causal, "top": top or 0, "exact": "top" if top else "all",
-            "band_unit": "× even share" if kind == "weights" and scale == "share" else ""}
+            "band_unit": scale.unit}
     return tables, meta
 
 
@@ -198,9 +199,9 @@ def _codes(values) -> pd.DataFrame:
     return pd.DataFrame({"code": fixed_codes(values).reshape(-1).astype(np.int32)})
 
 
-def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute", title: str = "",
-                 query: int = 1, key: int = 1, window: int | None = None, window_key: int | None = None, window_size: int = 32,
-                 q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
+def view_payload(matrix, labels, kind: str = "weights", scale: colour.ColourScale | str = "absolute",
+                 title: str = "", query: int = 1, key: int = 1, window: int | None = None, window_key: int | None = None,
+                 window_size: int = 32, q=None, k=None, scores=None, symbol: str = "ω", font_scale: float = 1.0,
                  parts: tuple = ("matrix", "row", "cell", "arithmetic"), row_title: str = "",
                  also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False,
                  frames: dict | None = None, dropped_from: int | None = None, url_selection: bool = True,
@@ -208,8 +209,8 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
     a window left None starts centred on the selected cell.
 
-    matrix: (T, T) weights or scores; q, k: (T, d) query and key rows and scores: (T, T) q·k, for the
-    worked cell (sent only up to ARITHMETIC_MAX tokens). parts: which of the view's pictures to show (a
+    matrix: (T, T) weights or scores, on colour.scale_for(kind, scale); q, k: (T, d) query and key rows and
+    scores: (T, T) q·k, for the worked cell (sent only up to ARITHMETIC_MAX tokens). parts: which of the view's pictures to show (a
     screen that draws the matrix and the row in two places mounts two views of one payload).
     row_title: the main row's bars' title. also: (title, (T, T) matrix, kind, scale) tuples whose selected
     row is drawn as more bars; vectors: (name, (T, d)) tuples whose selected row is printed (a context vector),
@@ -232,6 +233,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     order_name what the bars' titles call it ("scores ω"). A view with `also` maps or an order sends "rank":
     each row's TOP_KEYS keys in that order."""
     values = np.asarray(matrix, dtype=np.float64)  # (T, T), or (F, T, T) with frames
+    scale = colour.scale_for(kind, scale)
     rows, cols = values.shape[-2:]
     rows_only = "matrix" not in parts and cols > CELLS_MAX  # the bars show at most TOP_KEYS of a long row
     picture = "matrix" in parts and max(rows, cols) > EXACT_MAX  # every cell's shade, the bars' exact values
@@ -254,7 +256,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
     meta |= {
         "id": hashlib.sha1(selection).hexdigest()[:16], "title": title, "row_title": row_title or title,
         "labels": [str(label) for label in labels][:max(rows, cols)],
-        "masked": ["#%02x%02x%02x" % colour.MASKED_RGB, "#%02x%02x%02x" % colour.MASKED_STRIPE],
+        "masked": [colour.MASKED_HEX, colour.MASKED_STRIPE_HEX],
         "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
         "font_scale": font_scale, "symbol": symbol, "names": list(names), "commit": commit, "overview": None, "d": 0, "parts": list(parts),
@@ -265,6 +267,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         data["rank"] = pd.DataFrame({"key": rank.reshape(-1).astype(np.uint16)})
     for n, (name, extra, extra_kind, extra_scale) in enumerate(also):
         extra = np.asarray(extra, dtype=np.float64)  # (T, T), or (F, T, T)
+        extra_scale = colour.scale_for(extra_kind, extra_scale)
         tables, extra_meta = _cells(extra, extra_kind, extra_scale, TOP_KEYS if cols > CELLS_MAX else 0,
                                     chosen=rank if fits(extra) else None)
         ranked = fits(extra) and extra_meta["causal"] == meta["causal"]
@@ -278,7 +281,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: str = "absolute",
         meta["vectors"].append({"name": name, "d": vector.shape[-1], "sent": min(vector.shape[-1], VECTOR_SHOWN),
                                 "framed": vector.ndim == 3, "fields": list(fields[0]) if fields else None})
     if max(rows, cols) > CELLS_MAX and "matrix" in parts:  # a view of rows only draws no overview (5 a rerun on /softmax)
-        data["overview"], meta["overview"] = overview_shades(values.reshape(-1, rows, cols), "share" if scale == "share" else kind)
+        data["overview"], meta["overview"] = overview_shades(values.reshape(-1, rows, cols), kind, scale)
     if q is not None and k is not None and scores is not None and max(rows, cols) <= ARITHMETIC_MAX:
         q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)  # (T, d) each
         meta["d"] = q.shape[1]

@@ -15,6 +15,7 @@ from attention_core.book.device import describe
 from attention_core.lessons.efficiency import peak_bytes, time_call
 from attention_core.book.modules import MultiHeadAttention
 from attention_core.book.seeding import build_seeded
+from attention_core.drawing.numbers import TOLERANCE  # noqa: F401  every screen's one tolerance, as ≤ 10⁻⁵
 
 IMPLEMENTATIONS = {  # key: (label, class), in the bonus notebook's order
     "wrapper": ("1 · wrapper of CausalAttention heads", bonus.WrapperWithOutProj),
@@ -28,7 +29,6 @@ IMPLEMENTATIONS = {  # key: (label, class), in the bonus notebook's order
 }
 TOKEN_SIZES = (128, 256, 512, 1024)  # from 128 tokens up to GPT-2's context
 GPT2 = dict(d_in=768, d_out=768, num_heads=12)  # GPT-2 small's attention layer
-TOLERANCE = 1e-5
 
 
 def pair(key: str, d_in: int, d_out: int, num_heads: int, context_length: int, seed: int = 123, device="cpu"):

@@ -82,7 +82,7 @@ def leak_claim(unmasked_row: torch.Tensor, q: int, names: list[str], who: str) -
     top_w, top_j = torch.topk(future, min(5, future.numel()))
     leaks = ", ".join(f"“{names[q + 1 + int(top_j[i])]}” {float(top_w[i]):.4f} ({float(top_w[i]):.1%})"
                       for i in torch.argsort(top_j))
-    more = f" (the {len(top_j)} largest of {future.numel()} future tokens)" if future.numel() > len(top_j) else ""
+    more = f" (the {len(top_j)} largest of {whole(future.numel())} future tokens)" if future.numel() > len(top_j) else ""
     return (f"**No mask at all: the future leaks.** Without the mask “{names[q]}” gives {float(future.sum()):.1%} "
             f"of its attention to tokens it should not have seen yet: {leaks}{more}. "
             "A model trained like this copies the answer instead of learning to predict it.")

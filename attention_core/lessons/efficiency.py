@@ -21,7 +21,7 @@ from torch.utils._pytree import tree_leaves
 
 from attention_core.book import stages
 from attention_core.book.device import run_with_fallback
-from attention_core.drawing.numbers import scientific, size_in_bytes
+from attention_core.drawing.numbers import TOLERANCE, scientific, size_in_bytes  # the app's one tolerance
 
 # What is compared. "sdpa" lets PyTorch pick a kernel; the others force one backend.
 LABELS = {
@@ -34,7 +34,6 @@ LABELS = {
 }
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
             "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}
-TOLERANCE = 1e-5  # float32: course and fused outputs must agree this closely
 CPU_MEMORY_LIMIT = 1 << 30  # on the CPU a method whose predicted peak exceeds 1 GiB is skipped
 MIN_SECONDS = 0.1  # each method is timed until its calls add up to this: a handful of 1 ms calls is noise
 _UNAVAILABLE = ("No available kernel", "No viable backend")  # SDPA's words for "not for these inputs"

@@ -1,4 +1,4 @@
-"""What one move costs the server at given sizes, and the bound a public server keeps (ui/public.py applies it).
+"""What one move costs the server at given sizes, and the bound a public server keeps (ui/server/public.py applies it).
 
 A move that changes a size (or the seed) makes the screen compute at sizes the server may not have seen. The
 dearest is on /heads with a section open that shows the wrapper: heads_trace runs MultiHeadAttentionWrapper (h

@@ -8,9 +8,6 @@ from dataclasses import dataclass
 
 from attention_core.book.inputs import BOOK_SENTENCE, MAX_D_IN, MAX_TEXT_CHARS, MAX_TOKENS
 from attention_core.drawing.numbers import whole
-from attention_core.lessons.memory_layout import MAX_HEAD_DIM as MEMORY_HEAD_DIM
-from attention_core.lessons.memory_layout import MAX_HEADS as MEMORY_HEADS
-from attention_core.lessons.memory_layout import MAX_TOKENS as MEMORY_TOKENS
 
 
 @dataclass(frozen=True)
@@ -22,7 +19,9 @@ class Param:
     choices: tuple = ()
 
 
-# The URL query string uses these names. Defaults are the book's example.
+# The URL query string uses these names. Defaults are the book's example. These are the app's shared ones (the
+# sidebar's, the views', the section links'); a screen's own controls are declared with its entry in
+# screens/registry.py, which adds them here (`declare`) when it is imported, as the app and the tests do first.
 PARAMS = {
     "preset": Param(str, "book", choices=("book", "gpt2-small", "custom")),
     "input": Param(str, "book", choices=("book", "sentence", "random")),
@@ -41,21 +40,6 @@ PARAMS = {
     "proj": Param(str, "none", choices=("none", "v1")),
     "query": Param(int, 2, 1, MAX_TOKENS),
     "key": Param(int, 1, 1, MAX_TOKENS),
-    "scale": Param(bool, True),
-    "d_k": Param(int, 64, 1, 1024),
-    "temperature": Param(float, 1.0, 0.25, 4.0),
-    # Heads in memory: a small multi-head split (every float drawn) and one picked element: 1-based in the URL;
-    # the screen shows PyTorch's 0-based index, value − 1.
-    "mem_tokens": Param(int, 6, 1, MEMORY_TOKENS),
-    "mem_heads": Param(int, 2, 1, MEMORY_HEADS),
-    "mem_head_dim": Param(int, 3, 1, MEMORY_HEAD_DIM),
-    "mem_token": Param(int, 3, 1, MEMORY_TOKENS),
-    "mem_head": Param(int, 2, 1, MEMORY_HEADS),
-    "mem_dim": Param(int, 1, 1, MEMORY_HEAD_DIM),  # softmax screen: scores ÷ (√d_k · τ) before softmax
-    "context_length": Param(int, 6, 1, MAX_TOKENS),
-    "dropout": Param(float, 0.5, 0.0, 1.0),
-    "dropout_seed": Param(int, 123, 0, 2**31 - 1),
-    "train": Param(bool, True),
     "heads": Param(int, 2, 1, MAX_D_IN),
     # Zoom into a large matrix: rows and keys from (1-based), 32 to 64 cells wide.
     "window": Param(int, 1, 1, MAX_TOKENS),
@@ -68,23 +52,24 @@ PARAMS = {
     "head": Param(int, 1, 1, 64),
     "quiz": Param(bool, False),  # predict first: every screen asks before it shows the answer
     "readers": Param(bool, False),  # a link from before the sections: ?readers=1 opens the "questions" section
-    # The current screen's open sections (ui/sections.py): "code,tensors", or "all" (the slides command).
+    # The current screen's open sections (ui/state/sections.py): "code,tensors", or "all" (the slides command).
     "open": Param(str, ""),
-    # What heads learn (screens/trained.py): the task, the training step shown (-1 = the last),
-    # the heads switched off ("1.2,2.1" = layer.head, 1-based), the probe typed as symbols, and
-    # the controls of "Train it yourself".
-    "task": Param(str, "repeat", choices=("repeat", "sort", "reverse")),
-    "step": Param(int, -1, -1, 100_000),
-    "off": Param(str, ""),
-    "probe": Param(str, ""),
-    "train_layers": Param(int, 2, 1, 3),
-    "train_heads": Param(int, 4, 1, 8),
-    "train_steps": Param(int, 1500, 50, 5000),
-    "train_seed": Param(int, 0, 0, 2**31 - 1),
-    "train_lr": Param(float, 3e-3, 1e-4, 3e-2),
+    # A class room's join code (rooms/codes.py checks it; the teacher's token never travels in a URL the app writes)
+    "room": Param(str, ""),
+    # A student's random seat in that room (rooms/codes.py's student id): a reload keeps the student's answers
+    "seat": Param(str, ""),
 }
 
-# On a public server (ui/public.py) a live training run is bounded in steps x layers.
+
+def declare(params: dict[str, Param]) -> None:
+    """Add a screen's own URL parameters to the table (screens/registry.py declares each screen's, next to its
+    entry): one table for the whole URL, so no two screens can give one name two meanings."""
+    for name, spec in params.items():
+        if PARAMS.get(name, spec) != spec:
+            raise ValueError(f"URL parameter {name!r} is declared twice with different meanings")
+        PARAMS[name] = spec
+
+# On a public server (ui/server/public.py) a live training run is bounded in steps x layers.
 # A step's cost grows with the layers (d_model stays at 64 however many heads share it; 8 heads cost
 # about 1.5x one). 3,000 fits the shipped repeat run (1,500 steps, 2 layers) and 1,000 steps of 3 layers.
 PUBLIC_TRAIN_LAYER_STEPS = 3000
@@ -106,10 +91,8 @@ PRESET_TITLES = {"book": "book", "gpt2-small": "GPT-2 small", "custom": "custom"
 # heads is a lesson control (the book shows 1 and 2 heads): moving it stays "the book".
 PRESET_OWN = {"gpt2-small": ("heads",)}
 
-# The seeds the book itself uses, per stage: SelfAttention_v1 and the step-by-step walk-through
-# (3.4.1) use 123; SelfAttention_v2, whose weights the masking section reuses, uses 789.
-BOOK_SEEDS = {"scores": 123, "softmax": 123, "mask": 789, "dropout": 789, "heads": 123}
-
+ROOM_CODE = re.compile(r"[A-Za-z0-9 -]{0,12}")  # the shape of a typed code; rooms/codes.py decides if it is one
+SEAT = re.compile(r"[A-Za-z0-9_-]{8,64}|")
 SECTION_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")  # a section's name in the URL's `open`
 
 _TRUE = {"1", "true", "on", "yes"}
@@ -139,6 +122,10 @@ def parse_param(name: str, raw: str):
             return bad("is longer than 200 characters")
         if name == "open" and not all(SECTION_NAME.fullmatch(part.strip()) for part in raw.split(",") if part.strip()):
             return bad("is not a list of section names (such as code,tensors)")
+        if name == "seat" and not SEAT.fullmatch(text):
+            return bad("is not a seat in a room")
+        if name == "room" and not ROOM_CODE.fullmatch(text):
+            return bad("is not a room code (6 letters and digits, such as K7M-P3X)")
         if name == "text" and len(raw) > MAX_TEXT_CHARS:
             return bad(f"is longer than {MAX_TEXT_CHARS} characters")
         return (text if spec.choices else raw), None
@@ -161,7 +148,7 @@ def parse_param(name: str, raw: str):
 
 def fallback_value(name: str, current, preset: str, options=None, low=None, high=None):
     """What a control whose valid range depends on other controls shows instead of an invalid `current`: the
-    preset's value (or the default) when that one is valid, else the nearest valid value (ui.state.clamp says so
+    preset's value (or the default) when that one is valid, else the nearest valid value (ui.state.session.clamp says so
     on screen; ui.public reads the same rule to know the heads a move will compute)."""
     def valid(v):
         return (options is None or v in options) and (low is None or v >= low) and (high is None or v <= high)

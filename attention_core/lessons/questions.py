@@ -292,15 +292,6 @@ def memory_questions(rows: list[dict], tokens=None) -> list[Question]:
     return [contiguous, stride, copy]
 
 
-QUESTIONS = {"scores": scores_questions, "softmax": softmax_questions, "mask": mask_questions,
-             "dropout": dropout_questions, "heads": heads_questions, "trained": trained_questions,
-             "memory": memory_questions}
-
-
-def questions(stage: str, **inputs) -> list[Question]:
-    return QUESTIONS[stage](**inputs)
-
-
 def round_id(stage: str, x: torch.Tensor, d_out: int, seed: int) -> str:
     """One round of predictions per stage and input: a new sentence, size or seed asks again."""
     return _identity(stage, "round", x, d_out, seed)

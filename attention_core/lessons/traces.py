@@ -185,9 +185,9 @@ def heads_too_large(num_heads: int, num_tokens: int, d_in: int, d_out: int) -> s
     cells, params = num_heads * num_tokens * num_tokens, wrapper_parameter_count(d_in, d_out, num_heads)
     if cells <= MAX_HEAD_CELLS and params <= MAX_WRAPPER_PARAMS:
         return None
-    return (f"{num_heads} heads at {num_tokens} tokens (d_in = {d_in}, d_out = {d_out}) would need {cells:,} attention "
+    return (f"{num_heads:,} heads at {num_tokens:,} tokens (d_in = {d_in:,}, d_out = {d_out:,}) would need {cells:,} attention "
             f"weights per tensor and {params:,} wrapper parameters; this screen computes at most {MAX_HEAD_CELLS:,} "
-            f"and {MAX_WRAPPER_PARAMS:,} (GPT-2 small's 12 heads at 1024 tokens and 1024 dimensions). Pick fewer "
+            f"and {MAX_WRAPPER_PARAMS:,} (GPT-2 small's 12 heads at 1,024 tokens and 1,024 dimensions). Pick fewer "
             "heads or tokens; the shapes, parameter counts and code below still apply.")
 
 

@@ -1,4 +1,4 @@
-"""One live training run in a process of its own, for the app's job pool (ui/jobs.py).
+"""One live training run in a process of its own, for the app's job pool (ui/server/jobs.py).
 
     python -m attention_core.models.train_job '{"task": "repeat", "steps": 500, "layers": 2, ...}' run.pt
 

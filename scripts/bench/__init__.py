@@ -18,6 +18,6 @@ for _path in (ROOT / "scripts", ROOT):
 
 import os  # noqa: E402
 
-# The servers this benchmark starts measure moves on warm screens: the server's own warm-up (ui/warmup.py) would
+# The servers this benchmark starts measure moves on warm screens: the server's own warm-up (ui/server/warmup.py) would
 # open ten screens through the script gate during the first moves measured. ATTENTION_WARMUP=1 keeps it.
 os.environ.setdefault("ATTENTION_WARMUP", "0")

@@ -21,7 +21,7 @@ CONFIGS = {"book": "", "gpt2-small": "preset=gpt2-small", "512 tokens": "input=r
 # of the lesson and are left out: none at the moment.
 SKIP_KEYS: set[str] = set()
 # Every slider on the page, in the sidebar or the main area, by its widget key.
-# A slider inside a folded section (ui/sections.py) reports the section: it is measured with that section alone
+# A slider inside a folded section (ui/state/sections.py) reports the section: it is measured with that section alone
 # open, as a visitor who opened it would move it (the page is found with every section open: ?open=all).
 SLIDERS = """(screen) => [...document.querySelectorAll('[data-testid="stSlider"]')].map(el => {
   const keyed = el.closest('[class*="st-key-"]');

@@ -8,6 +8,8 @@
     classroom.py  the load test: a class for a set time, on one server or behind HAProxy
     soak.py       memory: the soak (reruns back to back) and the tour of every screen
     scaling.py    the same class on 1, 2, ... servers behind HAProxy (--servers, --compare)
+    room.py       --room: one tab in a class room (answer, send, poll timed fragments); room_run.py runs the class
+                  stage by stage, room_report.py writes its figures
     servers.py    the Streamlit server it starts, or the one it is pointed at
     cli.py        the options, and which of the runs above they ask for
 """

@@ -12,6 +12,8 @@
     python scripts/load_test.py --compare 1,2 --sessions 30 --duration 60 --preset gpt2-small
                                                      # 1, then 2 servers behind HAProxy, same run: the speed-up
     python scripts/load_test.py --url http://127.0.0.1:8501 --pid 1234,5678   # a balancer already running
+    python scripts/load_test.py --room --sessions 60 # one class room: every student answers every stage's questions
+    python scripts/load_test.py --room --servers 2 --rooms-store redis://127.0.0.1:6390/0   # the room on Redis
 
 Each simulated student speaks Streamlit's own websocket protocol (/_stcore/stream, subprotocol
 "streamlit", binary BackMsg/ForwardMsg protobufs), as the browser does: it opens a screen, then
@@ -40,6 +42,7 @@ from screens import registry
 
 from .chromium import cold_start
 from .classroom import load_run
+from .room_run import room_main
 from .scaling import cluster_run, compare
 from .servers import local_server, quiet_cancel, require_loopback
 from .soak import memory_tour, soak_run
@@ -86,12 +89,23 @@ def main() -> None:
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a Streamlit config option for the server it starts, e.g. runner.postScriptGC=false")
     parser.add_argument("--seed", type=int, default=0, help="seed of the students' choices")
+    room = parser.add_argument_group("room mode (scripts/load/room.py says what each session does)")
+    room.add_argument("--room", action="store_true", help="one class room: students answer every stage's questions, "
+                                                          "the teacher's panel counts them")
+    room.add_argument("--rooms-store", help="the room store (sqlite:///... or redis://...; default: a fresh SQLite file)")
+    room.add_argument("--answer-window", type=float, default=20, help="students answer within this many s (default 20)")
+    room.add_argument("--discuss", type=float, default=10, help="s between the answers and the reveal (default 10)")
+    room.add_argument("--lesson-time", type=float, default=15, help="s of lesson moves after each reveal (default 15)")
+    room.add_argument("--spread", type=float, default=3, help="students open the teacher's stage within this many s")
+    room.add_argument("--resend", type=float, default=0.1, help="share of students who change an answer (default 0.1)")
     parser.add_argument("--out", type=Path, help="also write the markdown report to this file")
     args = parser.parse_args()
     if args.quick:
         args.sessions = min(args.sessions, 5) if args.sessions == 30 else args.sessions
         args.duration = 20 if args.duration == 120 else args.duration
         args.ramp = min(args.ramp, 3)
+        args.answer_window, args.discuss, args.lesson_time = (min(v, 6) for v in (args.answer_window, args.discuss,
+                                                                                   args.lesson_time))
     args.repeats = args.repeats or (1 if args.quick else 3)
     args.screens = [s.strip() for s in args.screens.split(",") if s.strip()]
     params = [] if args.preset == "book" else [f"preset={args.preset}"]
@@ -100,7 +114,11 @@ def main() -> None:
         parser.error("--servers and --compare are for the load test on servers it starts")
     pids = [int(p) for p in (args.pid or "").split(",") if p.strip()]
 
-    if args.compare:
+    if args.room:
+        if args.compare or args.soak or args.cold_start or args.every_screen or args.browsers:
+            parser.error("--room runs on its own (with --servers, --url or neither)")
+        report = room_main(args, streamlit_flags(args.option))
+    elif args.compare:
         report = compare(args, [int(n) for n in args.compare.split(",")])
     elif args.cold_start:
         report = cold_start(args)

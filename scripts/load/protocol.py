@@ -8,7 +8,7 @@ import asyncio
 import random
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import websockets  # installed with streamlit
 from cluster import COOKIE
@@ -16,7 +16,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-MOVABLE = ("query", "key", "dropout", "heads")  # page widgets a student drags (keys; see presets.PARAMS)
+MOVABLE = ("query", "key", "dropout", "heads")  # page widgets a student drags (keys; see presets.PARAMS and each screen's params in screens/registry.py)
 # Where a screen has an attention view, these moves are its sliders: the browser draws them and sends nothing
 # (a student still makes them, and the report counts them as browser moves).
 # key -> the screens whose view has that slider (None: every view). A size the view scrubs only at small sizes
@@ -36,6 +36,8 @@ class RunResult:
     errors: list[str]
     widgets: dict  # key -> (element type, widget proto)
     bytes: int
+    texts: list = field(default_factory=list)  # (element type, text, s after the request) of alerts and markdown
+    started: float = 0.0  # time.perf_counter() when the request went out
 
 
 class Student:
@@ -56,6 +58,7 @@ class Student:
         self.pages = {}  # URL path -> page script hash (from the navigation message)
         self.widgets = {}  # key -> (element type, proto) of the last run
         self.last_sent = {}  # key -> value this student last chose
+        self.auto_reruns = {}  # fragment id -> seconds: fragments with run_every, which the browser reruns on a timer
 
     async def connect(self):
         cookie = {"Cookie": f"{COOKIE}={self.server}"} if self.server else None
@@ -99,7 +102,7 @@ class Student:
             state.widget_states.widgets.append(widget)
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
-        errors, found, total = [], {}, 0
+        errors, found, total, texts, timers = [], {}, 0, [], {}
         deadline = start + self.timeout
         while True:
             left = deadline - time.perf_counter()
@@ -118,6 +121,11 @@ class Student:
                 self.page_hash = fwd.navigation.page_script_hash or self.page_hash
             elif kind == "page_info_changed":
                 self.query_string = fwd.page_info_changed.query_string  # the browser's address bar
+            elif kind == "auto_rerun":  # st.fragment(run_every=...): the browser sets a timer for it
+                timers[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+            elif kind == "stop_auto_rerun":
+                for gone in fwd.stop_auto_rerun.fragment_ids:
+                    self.auto_reruns.pop(gone, None)
             elif kind == "page_not_found":
                 errors.append(f"page not found: {fwd.page_not_found.page_name!r}")
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -126,18 +134,22 @@ class Student:
                 if etype == "exception":
                     errors.append(f"{element.exception.type}: {element.exception.message}"[:300])
                 proto = getattr(element, etype, None)
+                if etype in ("alert", "markdown"):
+                    texts.append((etype, proto.body, time.perf_counter() - start))
                 match = WIDGET_ID.match(getattr(proto, "id", "") or "")
                 if match:
                     found[match["key"]] = (etype, proto, fwd.delta.fragment_id)
             elif kind == "script_finished":
                 status = fwd.script_finished
                 if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:  # st.rerun(): the server runs the page again
-                    found, fragment_id = {}, ""  # a whole-page run follows: its widgets replace the fragment's
+                    found, fragment_id, timers = {}, "", {}  # a whole-page run follows: its widgets replace the fragment's
                     continue  # the student waits for that run, as the browser does
                 if status not in FINISHED:
                     errors.append(f"script finished with status {ForwardMsg.ScriptFinishedStatus.Name(status)}")
                 self.widgets = (self.widgets | found) if fragment_id else found
-                return RunResult(time.perf_counter() - start, status, errors, found, total)
+                # A whole-page run registers every timer the page still has; a fragment's run only adds its own.
+                self.auto_reruns = (self.auto_reruns | timers) if fragment_id else timers
+                return RunResult(time.perf_counter() - start, status, errors, found, total, texts, start)
 
     def move(self, key: str) -> WidgetState | None:
         """A new value for widget `key` on the current screen, as the browser would send it."""

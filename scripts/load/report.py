@@ -82,7 +82,7 @@ def header(title: str, args) -> list[str]:
             + (f", load average at the start {load:.2f}" if load is not None else "")
             + f"; Python {platform.python_version()}, streamlit {streamlit.__version__}, torch {torch.__version__}",
             f"- URL parameters: `{args.params or '(none: the book preset)'}`",
-            # The servers this script starts inherit it (ui/gate.py: script runs at once per process).
+            # The servers this script starts inherit it (ui/server/run_gate.py: script runs at once per process).
             f"- ATTENTION_SCRIPT_SLOTS: {os.environ.get('ATTENTION_SCRIPT_SLOTS') or '(unset: 1 run at a time)'}", ""]
 
 

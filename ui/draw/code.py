@@ -7,7 +7,7 @@ import threading
 
 import streamlit as st
 
-from ui.sections import section
+from ui.state.sections import section
 
 _SOURCE_LOCK = threading.Lock()
 

@@ -4,7 +4,9 @@ import numpy as np
 from attention_core.drawing import matrix_images
 from ui.draw.export import png_bytes
 from ui.draw.heatmaps import as_numpy
-from ui.draw.vega import cached_image, draw_image, fingerprint
+from ui.compute.built import cached_image
+from ui.compute.keys import fingerprint
+from ui.draw.vega import draw_image
 
 
 def show_where_dropped(keep, visible, title: str) -> None:

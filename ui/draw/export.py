@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core.drawing.matrix_images import png_bytes  # the one PNG encoder, re-exported for ui
-from ui.settings import this_run
+from ui.state.settings import this_run
 
 
 def _slug(name: str) -> str:

@@ -3,7 +3,7 @@ from attention_core.drawing import charts
 from attention_core.lessons.experiments import POWERS
 from ui.draw.vega import cached_chart
 from ui.draw.view_route import show_view
-from ui.settings import Settings
+from ui.state.settings import Settings
 
 SHARPNESS_FIELDS = ("largest weight, ω / √d_k", "entropy ÷ uniform, ω / √d_k",
                     "largest weight, unscaled", "entropy ÷ uniform, unscaled")

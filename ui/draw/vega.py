@@ -1,95 +1,24 @@
-"""Vega-Lite specs and matrix images, built once and shared by every session.
+"""The one route that puts a chart or an image on screen (draw_spec, draw_image), with its downloads.
 
 Building and serialising an Altair chart costs tens of milliseconds; a slider that only moves a
-selection then costs a dict copy. A cached spec holds its datasets already as Arrow bytes (what
-Streamlit sends; converting 4,096 cells costs about 7 ms a chart on every rerun otherwise), and its
-dataset names do not depend on the numbers (charts.to_spec), so the browser keeps its Vega view and
-swaps the data. Both caches are Streamlit's own (`st.cache_resource`), keyed on plain values: the
-leading underscore of `_build` keeps the builder out of the key.
+selection then costs a dict copy. A spec is built once per key (ui/compute/built.py: its datasets already as
+Arrow bytes, what Streamlit sends), and its dataset names do not depend on the numbers (charts.to_spec), so
+the browser keeps its Vega view and swaps the data.
 """
 import functools
-import hashlib
-import threading
-import weakref
 
-import numpy as np
 import pyarrow as pa
 import streamlit as st
-import torch
-from streamlit import dataframe_util
 
 from attention_core.drawing import charts
-from ui.byte_cache import one_at_a_time
+from ui.compute.built import cached_spec
 from ui.draw.export import download_buttons
-from ui.settings import this_run
+from ui.state.settings import this_run
 
 
 def font_scale() -> float:
     """Presenter mode enlarges chart fonts and cells for a projector."""
     return 1.6 if this_run().presenter else 1.0
-
-
-def digest(values: np.ndarray) -> str:
-    """A short fingerprint of a matrix: cache keys hold this, never the matrix."""
-    return hashlib.blake2b(np.ascontiguousarray(values), digest_size=16).hexdigest()
-
-
-# Hashing a 1,024 x 1,024 map costs about 5 ms, and a GPT-2-sized heads screen shows a dozen on every
-# rerun. Maps usually are views of a cached trace's tensor, which nobody mutates: their fingerprint is
-# remembered per base tensor (and forgotten with it), keyed also on torch's version counter of in-place changes.
-_FINGERPRINTS: dict[int, tuple] = {}  # id(base tensor) -> (weak reference to it, {view: digest})
-_FINGERPRINTS_LOCK = threading.Lock()
-
-
-def _forget(base_id: int) -> None:
-    with _FINGERPRINTS_LOCK:
-        _FINGERPRINTS.pop(base_id, None)
-
-
-def labels_key(labels) -> str:
-    """Axis labels as one short cache-key string: Streamlit's cache hashes a tuple element by element,
-    about 1 ms for 64 labels, a dozen charts a rerun."""
-    return hashlib.blake2b("\x1f".join(labels).encode(), digest_size=16).hexdigest()
-
-
-def fingerprint(matrix) -> str:
-    """digest() of a tensor or array, remembered for views of the same tensor while it lives.
-
-    Keyed by id() with an identity check, not by the tensor: weak-keyed dicts compare keys with ==,
-    which for tensors is elementwise."""
-    if not isinstance(matrix, torch.Tensor):
-        return digest(np.asarray(matrix))
-    base = matrix._base if matrix._base is not None else matrix
-    where = (matrix.storage_offset(), tuple(matrix.shape), matrix.stride(), matrix.dtype, base._version)
-    with _FINGERPRINTS_LOCK:
-        ref, known = _FINGERPRINTS.get(id(base), (None, {}))
-        if ref is None or ref() is not base:  # first time, or an old entry for a dead tensor with the same id
-            ref, known = weakref.ref(base, lambda _, i=id(base): _forget(i)), {}
-            _FINGERPRINTS[id(base)] = (ref, known)
-        found = known.get(where)
-    if found is None:
-        found = digest(np.asarray(matrix.detach().float().cpu()))
-        with _FINGERPRINTS_LOCK:
-            known[where] = found
-    return found
-
-
-# Vega-Lite dicts of at most 64 x 64 cells (about 100 kB each at most, a few kB at the book's sizes): a class
-# across five screens and eight d_out keeps a few hundred.
-@st.cache_resource(max_entries=512, show_spinner=False)
-def _spec(key: tuple, _build) -> dict:
-    spec = _build()
-    if spec.get("datasets"):
-        spec["datasets"] = {name: dataframe_util.convert_anything_to_arrow_bytes(records)
-                            for name, records in spec["datasets"].items()}
-    return spec
-
-
-def cached_spec(key: tuple, build) -> dict:
-    """`build()`, a finished Vega-Lite dict (charts.finished), once per key (plain values that determine
-    it, the font scale included), its datasets as Arrow bytes. Shared by all sessions: never mutate it
-    (charts.select returns a copy)."""
-    return _spec(key, build)
 
 
 def arrow_bytes(records: list[dict]) -> bytes:
@@ -99,18 +28,6 @@ def arrow_bytes(records: list[dict]) -> bytes:
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     return sink.getvalue().to_pybytes()
-
-
-# RGB overviews of large matrices: at most 512 x 512 x 3 bytes (0.8 MB) each, 38 MB in all. Building one
-# at 1,024 tokens holds tens of MB of float64 shares and blocks: a class asking for many at once queues.
-@st.cache_resource(max_entries=48, show_spinner=False)
-def _image(key: tuple, _build):
-    return one_at_a_time(_build)
-
-
-def cached_image(key: tuple, build):
-    """`build()` (an image and its caption parts) once per key, shared by all sessions."""
-    return _image(key, build)
 
 
 @functools.lru_cache(maxsize=1024)

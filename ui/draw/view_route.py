@@ -8,22 +8,21 @@ own lines below the view follow the committed query and key.
 """
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
 from attention_core.drawing import charts, colour, view_data
 from attention_core.lessons.presets import PARAMS
-from ui.byte_cache import byte_cache
+from ui.compute.built import payload
 from ui.draw.export import download_buttons
 from ui.draw.heatmaps import as_numpy, overview_png
-from ui.draw.vega import fingerprint, font_scale, labels_key
-from ui.settings import Settings, this_run
-from ui.controls import committed
-from ui.state import set_value, value
+from ui.compute.keys import fingerprint, labels_key
+from ui.draw.vega import font_scale
+from ui.state.settings import Settings, this_run
+from ui.state.controls import committed
+from ui.state.session import set_value, value
 from ui.view.view import attention_view
 
 SELECTION = ("query", "key", "window", "window_key", "window_size")
-
 
 def _commit(view_key: str, frames: dict | None) -> None:
     """The view's Enter: its selection becomes the app's query, key, zoom window and frame (and so the URL's)."""
@@ -40,17 +39,6 @@ def _commit(view_key: str, frames: dict | None) -> None:
                 if selection.get(dims[n - 1]["param"]) in before else []
         if selection.get(dim["param"]) in allowed:
             set_value(dim["param"], PARAMS[dim["param"]].kind(selection[dim["param"]]))
-
-
-# Bounded in bytes, not entries: a 1,024-token map with its overview is megabytes, a book-sized one a few
-# kB, and a class moving d_out and the heads across five screens needs about a hundred of those at once
-# (32 entries thrashed: every move rebuilt its payloads). The key is plain values, hashed by Python.
-@byte_cache(max_mb=80)
-def _payload(key: tuple, *, _build) -> dict:
-    # Its tables as Arrow once: Streamlit converts a pandas table on every rerun that mounts it (4 ms a view).
-    return {name: pa.Table.from_pandas(part, preserve_index=False) if isinstance(part, pd.DataFrame) else part
-            for name, part in _build().items()}
-
 
 def show_view(matrix, settings: Settings, kind: str = "weights", title: str = "", *, view_key: str,
               worked=None, names=("q", "k"), also=(), vectors=(), row_title: str = "",
@@ -73,43 +61,42 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
     count = values.shape[-1]
     labels = list(labels or settings.labels[:count])
     query, key = committed(count) if selection is None else selection
-    scale_name = colour.weight_scale(settings.colour, count) if kind == "weights" else "absolute"
-    extras = tuple((name, as_numpy(m), k, colour.weight_scale(settings.colour, count) if k == "weights" else "absolute")
-                   for name, m, k in also)
+    scale = colour.scale_for(kind, settings.colour, count)
+    extras = tuple((name, as_numpy(m), k, colour.scale_for(k, settings.colour, count)) for name, m, k in also)
     vecs = tuple((name, as_numpy(v), *fields) for name, v, *fields in vectors)
     worked_in, worked = worked, None if worked is None else tuple(as_numpy(t) for t in worked)
     window = (value("window"), value("window_key"), value("window_size"))
-    scale = font_scale()
-    # Fingerprints of the tensors as passed: views of a cached trace remember theirs (vega.fingerprint).
+    font = font_scale()
+    # Fingerprints of the tensors as passed: views of a cached trace remember theirs (ui/compute/keys.py).
     cache_key = (fingerprint(matrix), tuple(fingerprint(m) for _, m, *_ in also), tuple(fingerprint(v) for _, v, *_ in vectors),
                  None if worked is None else tuple(fingerprint(t) for t in worked_in), labels_key(map(str, labels)),
-                 kind, scale_name, title, row_title, query, key, window, scale, tuple(parts),
-                 tuple(name for name, *_ in extras), tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
+                 kind, scale, title, row_title, query, key, window, font, tuple(parts),
+                 tuple((name, extra_scale) for name, _, _, extra_scale in extras),
+                 tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
                  None if frames is None else repr(sorted(frames.items())), dropped_from, selection,
                  None if order is None else fingerprint(order), order_name)
 
     def build():
         q, k, scores = worked if worked is not None else (None, None, None)
-        return view_data.view_payload(values, labels, kind, scale_name, title, query + 1, key + 1,
-                                      *window, q=q, k=k, scores=scores, font_scale=scale, parts=tuple(parts),
+        return view_data.view_payload(values, labels, kind, scale, title, query + 1, key + 1,
+                                      *window, q=q, k=k, scores=scores, font_scale=font, parts=tuple(parts),
                                       row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit,
                                       frames=frames, dropped_from=dropped_from, url_selection=selection is None,
                                       order=None if order is None else as_numpy(order), order_name=order_name)
 
-    attention_view(_payload(cache_key, _build=build), key=view_key, on_commit=lambda: _commit(view_key, frames))
-    if scale_name == "share" and kind == "weights" and "matrix" in parts:  # bars alone show no colour scale
-        st.caption(colour.SHARE_WORDS)
+    attention_view(payload(cache_key, _build=build), key=view_key, on_commit=lambda: _commit(view_key, frames))
+    if scale.words and "matrix" in parts:  # bars alone show no colour scale
+        st.caption(scale.words)
     if this_run().downloads:
         shown = values if frames is None else values.reshape(-1, count, count)[frames["initial"]]  # the frame Python knows of
-        _downloads(shown, labels, kind, scale_name, title)
+        _downloads(shown, labels, kind, scale, title)
     return query, key
 
-
-def _downloads(values: np.ndarray, labels: list, kind: str, weight_scale: str, title: str) -> None:
+def _downloads(values: np.ndarray, labels: list, kind: str, scale: colour.ColourScale, title: str) -> None:
     """PNG (and SVG below 64 tokens) of the whole map and its CSV, as under every other chart."""
     table = lambda: pd.DataFrame(values, index=labels, columns=labels)  # noqa: E731
     if max(values.shape) <= charts.ALTAIR_MAX:
-        spec = charts.finished(charts.heatmap(values, labels, labels, kind, title, weight_scale=weight_scale), 1.0)
+        spec = charts.finished(charts.heatmap(values, labels, labels, kind, title, scale=scale), 1.0)
         download_buttons(title, spec=spec, table=table)
     else:
-        download_buttons(title, image=overview_png(values, kind, weight_scale)[0], table=table)
+        download_buttons(title, image=overview_png(values, kind, scale)[0], table=table)

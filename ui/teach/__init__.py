@@ -1,1 +1,2 @@
-"""Class mode: predict first, the chapter's exercises, the readers' questions."""
+"""Class mode: predict first and the chapter's exercises (quiz.py), and the class as one room: a join code, its QR
+code and the teacher's view (room.py), the room's counts and its reveal (room_quiz.py)."""

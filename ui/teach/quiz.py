@@ -11,12 +11,19 @@ import streamlit as st
 from attention_core.lessons import exercises as ex
 from attention_core.lessons import questions as quiz
 from attention_core.book.modules import mha_parameter_count, out_proj_parameter_count, wrapper_parameter_count
-from ui.cache import exercise_3_1
-from ui.settings import Settings
-from ui.state import sync_url
+from screens import registry
+from ui.compute.cache import exercise_3_1
+from ui.state.settings import Settings
+from ui.state.session import sync_url
+from ui.teach import room_quiz
 from attention_core.drawing.text import md_escape
 
 SAY = {True: st.success, False: st.warning, None: st.info}  # a wrong answer is a warning, never an error box
+
+
+def questions_for(screen: str, **inputs) -> list:
+    """The questions the screen's registry entry declares, computed from its tensors."""
+    return registry.BY_NAME[screen].questions(**inputs)
 
 
 # --- predict first --------------------------------------------------------------------------------
@@ -25,7 +32,7 @@ def predict_first(stage: str, settings: Settings, round_of=None, **inputs) -> bo
     """With quiz=1: ask this stage's questions and return False until they are answered (or, in
     presenter mode, revealed); the screen then stops. Without quiz=1: True at once.
     round_of: what makes a new round (default: the sidebar's input, d_out and the stage's seed)."""
-    if not settings.quiz:
+    if not settings.quiz and settings.room is None:  # a room's students are always asked first
         return True
     round_key = "quiz:" + (quiz.round_id(stage, *round_of) if round_of is not None else
                            quiz.round_id(stage, settings.x, settings.d_out, settings.seed_for(stage)))
@@ -33,8 +40,15 @@ def predict_first(stage: str, settings: Settings, round_of=None, **inputs) -> bo
     if state["revealed"]:
         _results(state["results"], round_key)
         return True
-    questions = quiz.questions(stage, tokens=settings.tokens, **inputs)
-    if (_room if settings.presenter else _student)(questions, state, round_key):
+    questions = questions_for(stage, tokens=settings.tokens, **inputs)
+    seat = settings.room
+    if seat is not None and seat.teacher:
+        done = room_quiz.ask_teacher(questions, state, round_key, seat)
+    elif seat is not None:
+        done = room_quiz.ask_student(questions, state, round_key, seat, _ask)
+    else:
+        done = (_room if settings.presenter else _student)(questions, state, round_key)
+    if done:
         st.rerun()  # the whole page: a button inside a fragment would rerun only the fragment
     sync_url()  # the screen stops here, before the fragment or app.py would write the URL
     return False
@@ -44,21 +58,24 @@ def _label(i: int, question: quiz.Question) -> str:
     return f"**{i}.** {md_escape(question.prompt)}"
 
 
+def _ask(i: int, question: quiz.Question, key: str) -> None:
+    """One question's widget: a number box, yes/no, the options, or a picker when there are many keys."""
+    if question.kind == "number":
+        st.text_input(_label(i, question), key=key, placeholder="a number, e.g. 2 or 0.25")
+    elif question.kind == "yesno":
+        st.radio(_label(i, question), ["yes", "no"], index=None, key=key, horizontal=True)
+    elif len(question.options) <= 8:
+        st.radio(_label(i, question), question.options, index=None, key=key, horizontal=True, format_func=md_escape)
+    else:
+        st.selectbox(_label(i, question), question.options, index=None, key=key, placeholder="pick a key")
+
+
 def _student(questions, state, round_key) -> bool:
     with st.container(border=True, key=f"predict-{round_key.split(':')[1]}"):
         st.subheader("Predict first", anchor=False)
         st.caption("Commit to an answer before the screen shows it; checking reveals the screen.")
         for i, question in enumerate(questions, 1):
-            key = f"{round_key}:{question.qid}"
-            if question.kind == "number":
-                st.text_input(_label(i, question), key=key, placeholder="a number, e.g. 2 or 0.25")
-            elif question.kind == "yesno":
-                st.radio(_label(i, question), ["yes", "no"], index=None, key=key, horizontal=True)
-            elif len(question.options) <= 8:
-                st.radio(_label(i, question), question.options, index=None, key=key, horizontal=True,
-                         format_func=md_escape)
-            else:
-                st.selectbox(_label(i, question), question.options, index=None, key=key, placeholder="pick a key")
+            _ask(i, question, f"{round_key}:{question.qid}")
         left, right = st.columns(2)
         checked = left.button("Check my predictions", type="primary", key=f"{round_key}:check")
         skipped = right.button("Show me without predicting", key=f"{round_key}:skip")

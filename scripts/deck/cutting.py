@@ -1,0 +1,198 @@
+"""Where a long screen is cut into 16:9 slides: pure Python on the layout page_js.LAYOUT reports.
+
+The rules, in the order they apply:
+- A heading, and the intro text after it, stay with the block they introduce (a picture, a chart, a
+  table): a slide never ends on them, nor on the paragraph right above a picture. A line ending with
+  ':' introduces what follows too; a caption, a folded expander or a colour bar stays with the block
+  above. The blocks glued this way make a *unit*.
+- A slide holds as many whole units as fit, and prefers to end before a heading when that leaves it
+  at least 60% full.
+- A unit taller than a slide is scaled down only as far as its text stays readable (MIN_TEXT_PX at
+  the slide's size, or unscaled where the app already draws it smaller); beyond that it is cut
+  between two rows of its ink (text lines, table rows), never right after its heading or intro.
+- A slide left mostly empty (under NEAR_EMPTY of a slide) joins its neighbour where the two fit
+  on one slide at a readable scale; the tail of a topic never joins the start of the next.
+"""
+from dataclasses import dataclass, field
+
+WIDTH, HEIGHT = 1920, 1080  # a slide, in image pixels at --scale 1
+TOP_BAND = 32  # blank margin (CSS pixels) above the content of every slide after the first
+GAP = 8  # a cut lies this far above the next block's top: in the gap between two blocks
+MIN_TEXT_PX = 16  # the smallest text a scaled slide may show, in pixels of a 1920 x 1080 slide
+MERGE_SCALE = 0.8  # a merge of a near-empty slide never scales the two below this, text or not
+NEAR_EMPTY = 0.3  # a slide whose content fills less than this share of it is merged where it fits
+BODY_SHARE = 0.1  # a block's "small text" is the size below which only this share of its characters lie
+
+
+@dataclass
+class Unit:
+    top: float
+    bottom: float
+    opens: bool  # starts with a heading: a good place to start a slide
+    texts: list = field(default_factory=list)  # [top, font size in CSS px, characters] of each run of its text
+    cuts: list = field(default_factory=list)  # where it may be cut when it must be: between two rows of ink
+
+
+def fonts_of(texts: list, start: float = float("-inf"), stop: float = float("inf")) -> dict:
+    """{font size: characters} of the texts that begin between start and stop."""
+    fonts: dict = {}
+    for top, size, count in texts:
+        if start <= top < stop:
+            fonts[float(size)] = fonts.get(float(size), 0) + count
+    return fonts
+
+
+def small_text(fonts: dict) -> float | None:
+    """The size (CSS px) below which only BODY_SHARE of the characters lie: the text a reader must still read
+    (a lone subscript does not count); None when there is no text (an image can be scaled freely)."""
+    total = sum(fonts.values())
+    if not total:
+        return None
+    seen = 0
+    for size in sorted(fonts):
+        seen += fonts[size]
+        if seen > BODY_SHARE * total:
+            return float(size)
+    return float(max(fonts))
+
+
+def scale_floor(fonts: dict, zoom: float = 1.0) -> float:
+    """The least a slide holding this text may be scaled by: its small text stays at MIN_TEXT_PX or more
+    on the slide; text the app already draws smaller is not scaled at all."""
+    size = small_text(fonts)
+    return 0.0 if size is None else min(1.0, MIN_TEXT_PX / (size * zoom))
+
+
+@dataclass
+class Slide:
+    start: int
+    stop: int
+    fonts: dict  # the text on it, {CSS px: characters}
+    room: float  # the height its content may take unscaled, in CSS px
+    band: float = 0  # the blank band captured above it (TOP_BAND on every slide after the first)
+    opens: bool = False  # starts with a heading: a new topic, which a near-empty slide before it does not join
+
+    @property
+    def scale(self) -> float:
+        """How much the capture (band included) is scaled down to fit the slide (1: not at all)."""
+        return min(1.0, (self.room + self.band) / max(1, self.stop - self.start + self.band))
+
+    def readable(self, zoom: float = 1.0) -> bool:
+        return self.scale >= scale_floor(self.fonts, zoom)
+
+
+def groups(layout: dict) -> list[Unit]:
+    """The units a slide never splits unless it must: the blocks of LAYOUT glued as the module says."""
+    found: list[Unit] = []
+    lead = False  # the unit so far ends with a heading or an intro: the next block joins it
+    previous = before = {"kind": "other", "colon": False}  # the last two blocks
+    headings_only = False  # the unit so far is headings alone (a title over a subtitle): another one joins it
+    blocks = layout["blocks"]
+    for k, block in enumerate(blocks):
+        joins_lead = lead and (block["kind"] != "heading" or headings_only)  # a new heading starts a new unit
+        if found and (joins_lead or block["after"]):
+            unit = found[-1]
+            # The unit may later be cut here only after a picture (before its caption), or inside a long intro
+            # (after its second paragraph): never right after a heading or its first line, nor between an
+            # intro and its picture.
+            if (block["after"] and previous["kind"] == "other") or (
+                    lead and block["kind"] == "text" and previous["kind"] == "text" and not previous["colon"]
+                    and before["kind"] == "text"):
+                unit.cuts.append(round(block["top"] - GAP))
+            unit.bottom = max(unit.bottom, block["bottom"])
+            unit.texts += block["texts"]
+            unit.cuts += block["cuts"]
+            lead = (joins_lead and block["kind"] in ("heading", "text")) or block["colon"]
+            headings_only = headings_only and block["kind"] == "heading"
+        else:
+            found.append(Unit(block["top"], block["bottom"], block["opens"], list(block["texts"]), list(block["cuts"])))
+            # A heading leads what follows; so does a paragraph right above a picture (its intro).
+            lead = (block["kind"] == "heading" or block["colon"] or (
+                block["kind"] == "text" and k + 1 < len(blocks) and blocks[k + 1]["kind"] == "other"))
+            headings_only = block["kind"] == "heading"
+        previous, before = block, previous
+    return found
+
+
+def split_tall(unit: Unit, start: int, end: int, height: float, band: float, zoom: float) -> list[Slide]:
+    """The slides holding one unit taller than `room`, from `start` to `end`: each as tall as its own text allows
+    (unscaled, or scaled as far as Slide.readable allows), else (no cut close enough) up to the next cut."""
+    def piece(a, b):  # the screen's first slide (from 0) has no band above it
+        top = band if a else 0
+        return Slide(a, b, fonts_of(unit.texts, a, b), height - top, top, opens=unit.opens and a == start)
+
+    slides, position = [], start
+    candidates = sorted(c for c in set(unit.cuts) if start < c < end)
+    while not piece(position, end).readable(zoom):
+        ahead = [c for c in candidates if c > position]
+        if not ahead:
+            break
+        fits = [c for c in ahead if piece(position, c).readable(zoom)] or ahead[:1]  # unscaled ones included
+        slides.append(piece(position, fits[-1]))
+        position = fits[-1]
+    return slides + [piece(position, end)]
+
+
+def layout_slides(layout: dict, height: float, band: float = TOP_BAND, zoom: float = 1.0) -> list[Slide]:
+    """The slides of one screen, in CSS pixels of the page (see the module's rules)."""
+    units = groups(layout)
+    if not units:
+        return [Slide(0, int(layout["height"]), {}, height)]
+    end = int(max(u.bottom for u in units) + GAP)  # the last slide ends just below the content
+    slides: list[Slide] = []
+    start, i = 0, 0
+
+    def room() -> float:
+        return height - (band if slides else 0)
+
+    def after(k):  # where a slide that ends with unit k stops: just above the next unit
+        return int(units[k + 1].top - GAP) if k + 1 < len(units) else end
+
+    while i < len(units):
+        if after(i) - start > room():  # taller than a slide: scaled within its floor, or cut inside
+            slides += split_tall(units[i], start, after(i), height, band, zoom)
+            start, i = after(i), i + 1
+            continue
+        j = i + 1  # units i .. j-1 go on this slide: the first always, the next ones while they fit
+        while j < len(units) and after(j) - start <= room():
+            j += 1
+        if j < len(units) and not units[j].opens:  # the next slide would not open on a heading: find one
+            j = next((k for k in range(j - 1, i, -1)
+                      if units[k].opens and units[k].top - GAP - start >= 0.6 * room()), j)
+        stop = after(j - 1)
+        slides.append(Slide(start, stop, fonts_of([t for u in units[i:j] for t in u.texts]), room(),
+                            band if slides else 0, units[i].opens))
+        start, i = stop, j
+    return merge_near_empty(slides, zoom)
+
+
+def merge_near_empty(slides: list[Slide], zoom: float = 1.0) -> list[Slide]:
+    """A slide under NEAR_EMPTY full joins the shorter of its neighbours where both fit one slide whose
+    text stays readable (scaled no further than the floor of the text on both, nor below MERGE_SCALE). The tail
+    of a topic (a slide that does not open on a heading) joins only the slide before it, never the next topic."""
+    merged = True
+    while merged:
+        merged = False
+        for k, slide in enumerate(slides):
+            if slide.stop - slide.start >= NEAR_EMPTY * slide.room:
+                continue
+            options = []
+            for a, b in ((k - 1, k), (k, k + 1)):
+                if a < 0 or b >= len(slides) or (slides[b].opens and not slides[a].opens):
+                    continue  # the tail of one topic (a legend) never goes in front of the next one
+                fonts = {size: slides[a].fonts.get(size, 0) + slides[b].fonts.get(size, 0)
+                         for size in {*slides[a].fonts, *slides[b].fonts}}
+                both = Slide(slides[a].start, slides[b].stop, fonts, slides[a].room, slides[a].band, slides[a].opens)
+                if both.readable(zoom) and both.scale >= MERGE_SCALE:
+                    options.append((both.stop - both.start, a, both))
+            if options:
+                _, a, both = min(options, key=lambda o: o[0])
+                slides[a:a + 2] = [both]
+                merged = True
+                break
+    return slides
+
+
+def cuts(layout: dict, height: float, band: float = TOP_BAND, zoom: float = 1.0) -> list[tuple[int, int]]:
+    """(start, stop) of each slide, in CSS pixels of the page."""
+    return [(s.start, s.stop) for s in layout_slides(layout, height, band, zoom)]

@@ -1,0 +1,40 @@
+"""ui.table: a big matrix shows a window a slide or a 1280-wide screen shows whole, and says which part (issue 29:
+GPT-2's "first 64 × 64" scroll boxes showed about 10 × 20 cells and half a row on a slide)."""
+import re
+
+from conftest import open_screen
+from ui.draw import display
+
+
+def test_a_table_shows_at_most_the_first_eight_rows_and_columns():
+    assert display.window(6, 3) == (6, 3) and display.window(8, 8) == (8, 8)
+    assert display.window(9, 6) == (8, 6) and display.window(1024, 768) == (8, 8)
+    assert display.window_note((6, 3), (6, 3)) == ""
+    assert display.window_note((8, 8), (1024, 768)) == "first 8 of 1,024 rows and first 8 of 768 columns"
+    assert display.window_note((3, 8), (3, 1024)) == "first 8 of 1,024 columns"
+
+
+def tables(at) -> list[tuple[str, object]]:
+    """Each ui.table on the page: the line above it and its DataFrame, in order."""
+    labels = [m.value for m in at.markdown if re.match(r"\*\*`[^`]+`\*\* · shape", m.value)]
+    frames = [f.value for f in at.dataframe]
+    assert len(labels) == len(frames), (labels, len(frames))
+    return list(zip(labels, frames))
+
+
+def test_gpt2_small_tables_show_the_first_eight_by_eight_and_say_so():
+    at = open_screen("scores", sections=["tensors"], preset="gpt2-small")
+    shown = tables(at)
+    assert len(shown) >= 3
+    for label, frame in shown:
+        assert frame.shape == (8, 8), (label, frame.shape)
+        assert "showing its first 8 of 1,024 rows and first 8 of" in label, label
+        assert list(frame.index) == [f"{i} t{i}" for i in range(1, 9)]  # the first tokens, not some others
+    scores = dict(shown)["**`attn_scores`** · shape `(1024, 1024)`; showing its first 8 of 1,024 rows and first 8 of "
+                         "1,024 columns"]
+    assert list(scores.columns) == [f"{j} t{j}" for j in range(1, 9)]
+
+
+def test_the_book_tables_stay_whole():
+    for label, frame in tables(open_screen("scores", sections=["tensors"])):
+        assert "showing" not in label and frame.shape[0] == 6, (label, frame.shape)

@@ -1,0 +1,81 @@
+"""Small blocks every screen uses: the device badge, folded explanations, tensors as tables."""
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core.book.device import describe, unused_gpu_note
+from attention_core.drawing.numbers import fixed, whole
+from ui.state.settings import this_run
+from ui.state.sections import section
+from ui.state.session import note
+from ui.compute.built import arrow_table
+from ui.compute.keys import fingerprint, labels_key
+
+# A table a class can read whole, on a 1280-wide screen or a slide, even two side by side (/heads): at most
+# WINDOW x WINDOW cells at 4 decimals, the book's 6 tokens whole. GPT-2's 1,024 tokens gave a 64 x 64 scroll box
+# of which a slide showed about 10 x 20 cells and half a row. The heatmaps and views show every cell.
+WINDOW = 8
+PRESENTER_ROWS = 32  # presenter mode: tables up to this many rows are drawn whole, without a scroll box
+
+
+def device_badge(device_used: str, device_note: str | None = None) -> None:
+    """Where the numbers on this screen were computed."""
+    st.badge(f"Computed on {describe(device_used)}", icon=":material/memory:",
+             color="green" if device_used != "cpu" else "gray")
+    if device_note:
+        note(device_note)
+    if device_used == "cpu" and (gpu_note := unused_gpu_note()):
+        st.info(gpu_note, icon=":material/memory:")
+
+
+def explain(markdown: str, title: str = "Why it works", name: str = "why") -> None:
+    """A screen's longer explanation, folded in a section: the lesson above it stays short and big."""
+    with section(name, title, icon=":material/school:") as shown:
+        if shown:
+            st.markdown(markdown)
+
+
+def table_height(rows: int) -> str:
+    """st.dataframe's height: whole tables in presenter mode (a projector, a slide: nothing hidden
+    behind a scroll bar), Streamlit's ten-row box otherwise and for tables too long for a slide."""
+    return "content" if this_run().presenter and rows <= PRESENTER_ROWS else "auto"
+
+
+def window(rows: int, cols: int) -> tuple[int, int]:
+    """How many rows and columns of a rows x cols matrix a table shows: its first WINDOW of each, or all."""
+    return min(rows, WINDOW), min(cols, WINDOW)
+
+
+def window_note(shown: tuple[int, int], full: tuple[int, int]) -> str:
+    """Which part of the matrix a table shows, in words ("" when all of it): "first 8 of 1,024 rows and first 8
+    of 1,024 columns"."""
+    parts = [f"first {whole(n)} of {whole(total)} {side}" for n, total, side in zip(shown, full, ("rows", "columns"))
+             if n < total]
+    return " and ".join(parts)
+
+
+def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
+    """A tensor as a table with its shape, 4 decimals; a big one cut to a window a slide shows whole (`window`)."""
+    t = torch.as_tensor(tensor).detach().float().cpu()
+    shape = tuple(t.shape)
+    while t.dim() > 2:
+        t = t[0]
+    if t.dim() == 1:
+        t = t.unsqueeze(0)
+    n_rows, n_cols = window(*t.shape)
+    cut = t[:n_rows, :n_cols]
+    rows = (row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]]
+    cols = (col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]]
+    finite = bool(torch.isfinite(cut).all())  # nan and ±inf as text: a number column would show nan as "None"
+    frame = arrow_table((fingerprint(cut), labels_key(map(str, rows)), labels_key(map(str, cols)), finite),
+                         lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols) if finite
+                         else pd.DataFrame([[fixed(float(v)) for v in r] for r in cut], index=rows, columns=cols))
+    first = " (first item of the batch/head)" if len(shape) > 2 else ""
+    part = window_note(tuple(cut.shape), tuple(t.shape))
+    more = f"; showing its {part}" if part else ""
+    with st.container():  # one block: a slide never puts the label on one page and its table on the next
+        st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
+        # column_config formats in the browser (a pandas Styler would render in Python on every run).
+        st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if not finite
+                     else {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
+

@@ -1,0 +1,160 @@
+"""Class mode in a room: students send their predictions, the teacher's panel counts them live, one reveal for all.
+
+The teacher's panel and each student's wait are fragments that rerun on a timer (POLL_S) and only read the store:
+an answer reruns nobody's page, and a student's lesson appears by itself once the teacher reveals. A student sees
+the counts of their own answer only after the reveal, and never anyone else's answer.
+"""
+from collections import Counter
+
+import streamlit as st
+
+from attention_core.drawing.text import md_escape
+from attention_core.lessons import questions as quiz
+from rooms.store import StoreUnavailable
+from ui.teach import room
+
+POLL_S = 2.0  # the teacher's counts are at most this old; a student's screen reveals within this of the teacher's
+BINS = 8  # a number question's answers as at most this many bars
+
+
+def canonical(question: quiz.Question, raw) -> str | None:
+    """The answer as the store keeps it (an option's index, yes/no, or the number), None when unreadable."""
+    read, note = quiz._read(question, raw)
+    if note:
+        return None
+    if question.kind == "choice":
+        return str(read)
+    if question.kind == "yesno":
+        return "yes" if read else "no"
+    return f"{read:.6g}"
+
+
+def shown(question: quiz.Question, stored: str) -> str:
+    """A stored answer in words: an option's text (the results box escapes it: token names are visitors' text)."""
+    return question.options[int(stored)] if question.kind == "choice" else stored
+
+
+def ask_teacher(questions, state, round_key, seat: room.Seat) -> bool:
+    """The questions, large, with the room's live counts under each, and one button that reveals to everyone."""
+    st.header("Predict first: the room", anchor=False)
+    counts_panel(questions, seat.code)
+    if st.button("Reveal to the room", type="primary", key=f"{round_key}:room-reveal", icon=":material/visibility:"):
+        found = room.store()
+        try:
+            for question in questions:
+                if found is not None:
+                    found.reveal(seat.code, question.qid, quiz.answer_text(question)[:500])
+        except StoreUnavailable:
+            st.warning(room.OFF, icon=":material/info:")
+        state.update(revealed=True, results=[(q.prompt, None, f"Answer: {quiz.answer_text(q)}. {q.explanation}")
+                                             for q in questions])
+        return True
+    return False
+
+
+@st.fragment(run_every=POLL_S)
+def counts_panel(questions, code: str) -> None:
+    found = room.store()
+    try:
+        tallies = found.counts(code, [q.qid for q in questions]) if found is not None else None
+    except StoreUnavailable:
+        tallies = None
+    if tallies is None:
+        st.warning(room.OFF, icon=":material/info:")
+        return
+    for i, question in enumerate(questions, 1):
+        tally = tallies.get(question.qid)
+        st.subheader(f"{i}. {md_escape(question.prompt)}", anchor=False)
+        answered = tally.answered if tally else 0
+        st.caption(f"{answered} answered" + ("" if answered else ": the bars fill in as answers arrive"))
+        for label, count in bars(question, tally.values if tally else Counter()):
+            st.progress(count / answered if answered else 0.0, text=f"{label}: **{count}**")
+
+
+def bars(question: quiz.Question, values: Counter) -> list[tuple[str, int]]:
+    """(label, count) per bar: every option for a choice, yes and no, or a histogram of the numbers given."""
+    if question.kind == "choice":
+        return [(md_escape(option), values.get(str(i), 0)) for i, option in enumerate(question.options)
+                if len(question.options) <= 8 or values.get(str(i))]
+    if question.kind == "yesno":
+        return [("yes", values.get("yes", 0)), ("no", values.get("no", 0))]
+    numbers = Counter()
+    for text, count in values.items():
+        numbers[float(text)] += count
+    if len(numbers) <= BINS:
+        return [(f"{n:g}", c) for n, c in sorted(numbers.items())]
+    low, high = min(numbers), max(numbers)
+    width = (high - low) / BINS
+    binned = Counter(min(int((n - low) / width), BINS - 1) for n in numbers.elements())
+    return [(f"{low + b * width:.3g} to {low + (b + 1) * width:.3g}", binned.get(b, 0)) for b in range(BINS)]
+
+
+def ask_student(questions, state, round_key, seat: room.Seat, widgets) -> bool:
+    """The usual questions; Send stores the answers (the latest counts until the reveal); the lesson waits for the
+    teacher's reveal, then says where this student stood."""
+    found = room.store()
+    with st.container(border=True, key=f"predict-{round_key.split(':')[1]}"):
+        st.subheader("Predict first", anchor=False)
+        st.caption("Your answers go to the room, with no name. You can change them until the teacher reveals.")
+        for i, question in enumerate(questions, 1):
+            widgets(i, question, f"{round_key}:{question.qid}")
+        if st.button("Send my predictions", type="primary", key=f"{round_key}:send"):
+            send(questions, round_key, seat, found)
+    wait_for_reveal(questions, state, seat)
+    return False
+
+
+def send(questions, round_key, seat: room.Seat, found) -> None:
+    if found is None:
+        st.warning(room.OFF, icon=":material/info:")
+        return
+    sent = 0
+    for i, question in enumerate(questions, 1):
+        raw = st.session_state.get(f"{round_key}:{question.qid}")
+        stored = canonical(question, raw)
+        if stored is None:
+            st.info(f"Question {i}: {md_escape(quiz.check(question, raw).message)}", icon=":material/edit:")
+            continue
+        try:
+            result = found.answer(seat.code, question.qid, seat.student, stored)
+        except StoreUnavailable:
+            st.warning(room.OFF, icon=":material/info:")
+            return
+        if result.ok:
+            sent += 1
+        else:
+            st.info(f"Question {i}: {result.message}", icon=":material/info:")
+    if sent:
+        st.success(f"Sent {sent} of {len(questions)}. You can still change them until the teacher reveals.",
+                   icon=":material/send:")
+
+
+@st.fragment(run_every=POLL_S)
+def wait_for_reveal(questions, state, seat: room.Seat) -> None:
+    found = room.store()
+    try:
+        revealed = found is not None and found.revealed(seat.code, questions[0].qid) is not None
+        if not revealed:
+            st.caption("Waiting for the teacher to reveal the answers…")
+            return
+        tallies = found.counts(seat.code, [q.qid for q in questions])
+        mine = [found.my_answer(seat.code, q.qid, seat.student) for q in questions]
+    except StoreUnavailable:
+        st.warning(room.OFF, icon=":material/info:")
+        return
+    state.update(revealed=True, results=[stood(q, tallies.get(q.qid), m) for q, m in zip(questions, mine)])
+    st.rerun(scope="app")  # the lesson appears: one run of this student's page, once
+
+
+def stood(question: quiz.Question, tally, mine: str | None) -> tuple[str, bool | None, str]:
+    """(prompt, right or not, "you and 14 others said key 3; the answer is key 2") for the results box."""
+    answer = quiz.answer_text(question)
+    total = tally.answered if tally else 0
+    if mine is None:
+        return question.prompt, None, (f"You did not answer; {total} in the room did. The answer is {answer}. "
+                                       f"{question.explanation}")
+    same = tally.values.get(mine, 1) - 1 if tally else 0
+    others = "no one else" if same == 0 else f"{same} other" + ("s" if same > 1 else "")
+    ok = quiz.check(question, int(mine) if question.kind == "choice" else mine).ok
+    return question.prompt, ok, (f"You and {others} said {shown(question, mine)} ({total} answered); the answer is "
+                                 f"{answer}. {question.explanation}")
