@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from local_server import ROOT, free_port, stop, streamlit_server, wait_healthy  # noqa: E402
+from local_server import ROOT, free_port, redis_server, stop, streamlit_server, wait_healthy  # noqa: E402
 
 CONFIG = ROOT / "deploy" / "haproxy.cfg"
 COOKIE = "APP_SERVER"  # the cookie deploy/haproxy.cfg inserts: its value names the app server
@@ -173,26 +173,36 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8501, help="the balancer's port on 127.0.0.1 (default 8501)")
     parser.add_argument("--no-sticky", action="store_true", help="no cookie: every request balanced on its own")
     parser.add_argument("--check-inter", default="2s", help="HAProxy's health-check interval (default 2s)")
+    parser.add_argument("--redis", action="store_true", help="class rooms in a redis-server started here, shared by "
+                        "every app server (default: the SQLite file every process on this machine shares)")
     args = parser.parse_args()
     # SIGTERM unwinds like Ctrl-C, so the `with` below stops everything it started.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        with cluster(args.servers, args.port, sticky=not args.no_sticky, check_inter=args.check_inter) as c:
-            for s in c.servers.values():
-                print(f"{s.name}: {s.url} (pid {s.pid}, log {s.log})")
-            print(f"haproxy: pid {c.haproxy.pid}, config {c.config}\nstats: {c.stats_url}\n"
-                  f"open {c.url}  (Ctrl-C stops everything)", flush=True)
-            gone = set()
-            while c.haproxy.poll() is None and len(gone) < len(c.servers):
-                for s in c.servers.values():  # HAProxy sends its students to the others
-                    if s.proc.poll() is not None and s.name not in gone:
-                        gone.add(s.name)
-                        print(f"{s.name} exited (code {s.proc.returncode}); see {s.log}", flush=True)
-                time.sleep(1)
-            sys.exit("haproxy or every app server exited; stopping the rest")
+        with ExitStack() as rooms:
+            if args.redis:  # the app servers inherit it: rooms/store.py reads ATTENTION_ROOMS_STORE
+                os.environ["ATTENTION_ROOMS_STORE"] = rooms.enter_context(redis_server(Path(tempfile.mkdtemp())))
+                print(f"rooms: {os.environ['ATTENTION_ROOMS_STORE']}", flush=True)
+            serve(args)
     except KeyboardInterrupt:
         pass
 
+
+def serve(args) -> None:
+    """The cluster, until Ctrl-C, haproxy's exit, or every app server's."""
+    with cluster(args.servers, args.port, sticky=not args.no_sticky, check_inter=args.check_inter) as c:
+        for s in c.servers.values():
+            print(f"{s.name}: {s.url} (pid {s.pid}, log {s.log})")
+        print(f"haproxy: pid {c.haproxy.pid}, config {c.config}\nstats: {c.stats_url}\n"
+              f"open {c.url}  (Ctrl-C stops everything)", flush=True)
+        gone = set()
+        while c.haproxy.poll() is None and len(gone) < len(c.servers):
+            for s in c.servers.values():  # HAProxy sends its students to the others
+                if s.proc.poll() is not None and s.name not in gone:
+                    gone.add(s.name)
+                    print(f"{s.name} exited (code {s.proc.returncode}); see {s.log}", flush=True)
+            time.sleep(1)
+        sys.exit("haproxy or every app server exited; stopping the rest")
 
 if __name__ == "__main__":
     main()

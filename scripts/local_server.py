@@ -111,3 +111,36 @@ def wait_idle(page, timeout_ms: int = 90_000) -> None:
 def exceptions(page) -> list[str]:
     """The texts of the exceptions Streamlit drew on the page (none on a healthy screen)."""
     return page.locator('[data-testid="stException"]').all_inner_texts()
+
+
+REDIS_SERVER = shutil.which("redis-server") or ("/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists()
+                                                else None)
+
+
+@contextmanager
+def redis_server(folder: Path, start_timeout: float = 10):
+    """Debian's redis-server on a free loopback port, nothing on disk (--save '' --appendonly no); yields its URL
+    (ATTENTION_ROOMS_STORE's form), then stops it. The rooms' tests and `scripts/cluster.py --redis` use it."""
+    import redis  # the app's requirement; imported here so the other helpers do not need it
+    if REDIS_SERVER is None:
+        raise RuntimeError("redis-server not found (Debian: apt-get install redis-server)")
+    port = free_port()
+    log = open(folder / "redis.log", "wb")
+    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(folder)], stdout=log, stderr=subprocess.STDOUT)
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        deadline = time.monotonic() + start_timeout
+        while True:
+            try:
+                redis.Redis.from_url(url, socket_timeout=1).ping()
+                break
+            except redis.ConnectionError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"redis-server did not start: {(folder / 'redis.log').read_text()[-2000:]}")
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()

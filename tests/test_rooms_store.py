@@ -5,7 +5,6 @@ and stop it. Without redis-server they skip on a laptop and fail in CI, as the b
 Time is a fake clock passed to the store, so expiry and the rate limit's window take no waiting.
 """
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -13,7 +12,6 @@ import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,8 +25,8 @@ from rooms.store import (EXPIRY_S, MAX_ANSWERS, MAX_ROOMS, MAX_VIEW_LEN, ENV, Li
                          open_store, refused, start_room)
 
 ROOT = Path(__file__).resolve().parents[1]
-REDIS_SERVER = shutil.which("redis-server") or ("/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server")
-                                                else None)
+sys.path.insert(0, str(ROOT / "scripts"))
+from local_server import REDIS_SERVER, redis_server  # noqa: E402  (scripts/local_server.py, shared with cluster.py)
 Q1, Q2, Q3 = "scores:largest:0123456789abcdef", "softmax:sum:fedcba9876543210", "mask:zeros:00112233aabbccdd"
 S = [new_student_id() for _ in range(8)]
 
@@ -52,31 +50,6 @@ def require_redis_server():
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail("redis-server not found (Debian: apt-get install redis-server); .ci/run installs it")
         pytest.skip("redis-server not found (Debian: apt-get install redis-server)")
-
-
-@contextmanager
-def redis_server(folder: Path):
-    """A real redis-server on a free loopback port, nothing on disk; yields its URL, then stops it."""
-    port = free_port()
-    log = open(folder / "redis.log", "wb")
-    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", str(folder)], stdout=log, stderr=subprocess.STDOUT)
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                redis.Redis.from_url(url, socket_timeout=1).ping()
-                break
-            except redis.ConnectionError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"redis-server did not start: {(folder / 'redis.log').read_text()[-2000:]}")
-                time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        log.close()
 
 
 @pytest.fixture(scope="module")

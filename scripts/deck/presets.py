@@ -1,22 +1,56 @@
 """Which screens a preset changes: a run at another preset leaves out the rest, whose slides equal the book's.
 
-A preset (the sidebar's Book example / GPT-2 small) sets the inputs, their sizes and seeds: the Settings fields
-in PRESET_FIELDS. A screen changes with it when it is one of the chapter's stages (the registry's `stage`: they
-share the sidebar's inputs and sizes), or when its code (screens/<name>.py and screens/<name>_blocks.py) reads one
-of those fields from its Settings. The others call ui.current() only for the URL notes, or read the device alone.
-tests/test_slides_presets.py checks this against what AppTest shows at both presets.
+A preset (the sidebar's Book example / GPT-2 small) sets the inputs, their sizes and seeds: some fields of the
+Settings every screen reads (ui/state/settings.py). Which ones, the app itself says: app.py runs once at the book
+preset and once at the run's --params (AppTest, on the home screen, no browser), and the fields that differ are
+the preset's. A screen changes with the preset when it is one of the chapter's stages (the registry's `stage`:
+they share the sidebar's inputs and sizes), or when its code (screens/<name>.py and screens/<name>_blocks.py)
+reads one of those fields from its Settings. The others call ui.current() only for the URL notes, or read the
+device alone. tests/test_slides_presets.py checks this against what AppTest shows on every screen at both presets.
 """
 import ast
+import os
 from pathlib import Path
 
 from attention_core.lessons.presets import PARAMS
 from screens.registry import BY_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
-# The fields of ui/state/settings.py's Settings that follow the preset (device, colour, presenter, downloads, quiz
-# and notes do not); input_kind and seed_for are read from them.
-PRESET_FIELDS = {"preset", "x", "inputs_id", "text", "tokens", "labels", "d_out", "seed", "input_kind", "seed_for"}
 BOOK = PARAMS["preset"].default
+# Settings' properties and methods, and the fields they are computed from.
+DERIVED = {"input_kind": {"inputs_id"}, "seed_for": {"preset", "seed"}}
+
+
+def changed_fields(params: list[tuple[str, str]]) -> set[str]:
+    """The Settings fields (and the properties computed from them) whose values differ at these URL parameters
+    from the book preset's, as app.py's sidebar makes them."""
+    import torch
+    from streamlit.testing.v1 import AppTest
+
+    def settings(query):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        for name, raw in query:
+            at.query_params[name] = raw
+        at.run()
+        return at.session_state["settings"]
+
+    def same(a, b) -> bool:
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape
+                    and bool((a == b).all()))
+        return a == b
+
+    before = os.environ.get("ATTENTION_WARMUP")
+    os.environ["ATTENTION_WARMUP"] = "0"  # no warm-up thread for these two runs (the slides' server keeps its own)
+    try:
+        book, other = settings([]), settings(params)
+    finally:
+        if before is None:
+            del os.environ["ATTENTION_WARMUP"]
+        else:
+            os.environ["ATTENTION_WARMUP"] = before
+    changed = {name for name in vars(book) if not same(getattr(book, name), getattr(other, name))}
+    return changed | {name for name, sources in DERIVED.items() if sources & changed}
 
 
 def settings_read(source: str) -> set[str]:
@@ -42,12 +76,14 @@ def screen_sources(screen: str) -> list[Path]:
     return [p for p in (file, file.with_name(f"{file.stem}_blocks.py")) if p.exists()]
 
 
-def reads_preset(screen: str) -> str:
-    """Why the preset changes this screen ('' when it does not)."""
+def reads_preset(screen: str, changed: set[str]) -> str:
+    """Why the preset (the Settings fields it changes) changes this screen ('' when it does not)."""
     if getattr(BY_NAME[screen], "stage", None):
         return "a stage of the chapter: the sidebar's inputs and sizes"
+    if "notes" in changed:  # ui.current() shows them on top of every screen
+        return "a note about the URL, on every screen"
     read = set().union(*(settings_read(p.read_text(encoding="utf-8")) for p in screen_sources(screen)))
-    fields = sorted(read & PRESET_FIELDS)
+    fields = sorted(read & changed)
     return f"reads settings.{', settings.'.join(fields)}" if fields else ""
 
 
@@ -61,7 +97,8 @@ def unchanged(screens: list[str], params: list[tuple[str, str]]) -> list[str]:
     """The screens of `screens` whose slides at --params' preset are the book preset's (none at the book)."""
     if preset_of(params) is None:
         return []
-    return [s for s in screens if s in BY_NAME and not reads_preset(s)]
+    changed = changed_fields(params)
+    return [s for s in screens if s in BY_NAME and not reads_preset(s, changed)]
 
 
 def left_out_note(left: list[str], params: list[tuple[str, str]]) -> str:
