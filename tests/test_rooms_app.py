@@ -58,9 +58,18 @@ def test_a_teacher_and_two_students_count_reveal_and_see_where_they_stood(room):
     assert "Scores, one query at a time" in _headings(one)
     said = [e.value.replace("\\", "") for kind in ("success", "info", "warning") for e in one.get(kind) if "You and" in e.value]
     assert len(said) == 2 and all("and 1 other said" in s and "(2 answered)" in s for s in said), said
+    # a student whose screen has not seen the reveal yet sends another answer: refused, their answers stay
+    qids = [":".join(str(w.key).split(":")[-3:]) for w in two.main.radio if str(w.key).startswith("quiz:")]
+    for widget in two.main.radio:
+        if str(widget.key).startswith("quiz:"):
+            widget.set_value(widget.options[-1])
+    next(b for b in two.button if str(b.key).endswith(":send")).click().run()
+    from rooms.store import open_store
+    seat = two.session_state["keep:seat"]
+    assert len(qids) == 2 and [open_store().my_answer(code, q, seat) for q in qids] == ["0", "yes"]
 
 
-def test_a_student_cannot_answer_after_the_reveal_and_a_forged_token_opens_no_panel(room):
+def test_a_forged_token_opens_no_panel(room):
     code, token = room
     forged = open_screen("scores", room=code, teacher="x" * len(token))
     assert "Predict first: the room" not in _headings(forged)
