@@ -33,6 +33,7 @@ script_finished). --browsers adds real Chromium sessions that measure what a stu
 """
 import argparse
 import asyncio
+import os
 import sys
 import time
 from pathlib import Path
@@ -107,6 +108,7 @@ def main() -> None:
         args.answer_window, args.discuss, args.lesson_time = (min(v, 6) for v in (args.answer_window, args.discuss,
                                                                                    args.lesson_time))
     args.repeats = args.repeats or (1 if args.quick else 3)
+    args.load_at_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None  # before any server starts
     args.screens = [s.strip() for s in args.screens.split(",") if s.strip()]
     params = [] if args.preset == "book" else [f"preset={args.preset}"]
     args.params = "&".join(params + ([args.params] if args.params else []))

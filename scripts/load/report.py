@@ -72,7 +72,10 @@ def memory_rows(samples, marks: dict) -> list[str]:
 
 
 def header(title: str, args) -> list[str]:
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    # The report is written at the end of a run: the load before it began is what cli.main noted then.
+    load = getattr(args, "load_at_start", None)
+    if load is None and hasattr(os, "getloadavg"):
+        load = os.getloadavg()[0]
     import streamlit
     import torch
     return [f"# {title}", "",

@@ -1,6 +1,6 @@
 """Class mode in a room: students send their predictions, the teacher's panel counts them live, one reveal for all.
 
-The teacher's panel and each student's wait are fragments that rerun on a timer (POLL_S) and only read the store:
+The teacher's panel and each student's wait are fragments that rerun on a timer and only read the store:
 an answer reruns nobody's page, and a student's lesson appears by itself once the teacher reveals. A student sees
 the counts of their own answer only after the reveal, and never anyone else's answer.
 """
@@ -13,7 +13,12 @@ from attention_core.lessons import questions as quiz
 from rooms.store import StoreUnavailable
 from ui.teach import room
 
-POLL_S = 2.0  # the teacher's counts are at most this old; a student's screen reveals within this of the teacher's
+# The teacher's counts are at most this old (issue 31: within 2 s, one poll's run included). One session polls.
+TEACHER_POLL_S = 1.5
+# A student's screen shows the lesson within this of the reveal. Sixty tabs polling every 2 s cost 30 reruns a second
+# (about 5 ms of server CPU each, nearly all Streamlit's own), two thirds of what the lessons cost at the book preset
+# (docs/load-room.md); every 5 s costs 60 % less, and a reveal is not a race.
+STUDENT_POLL_S = 5.0
 BINS = 8  # a number question's answers as at most this many bars
 
 
@@ -52,7 +57,7 @@ def ask_teacher(questions, state, round_key, seat: room.Seat) -> bool:
     return False
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment(run_every=TEACHER_POLL_S)
 def counts_panel(questions, code: str) -> None:
     found = room.store()
     try:
@@ -129,7 +134,7 @@ def send(questions, round_key, seat: room.Seat, found) -> None:
                    icon=":material/send:")
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment(run_every=STUDENT_POLL_S)
 def wait_for_reveal(questions, state, seat: room.Seat) -> None:
     found = room.store()
     try:
