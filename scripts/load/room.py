@@ -2,7 +2,7 @@
 
 Every session speaks Streamlit's websocket protocol (protocol.py), and each one reruns its page's timed fragments
 (st.fragment(run_every=...)) on their timer, as the browser does: a student's wait for the reveal and the teacher's
-counts every 2 s. One session sends one request at a time (a lock), so a click may wait for a poll in flight, as
+counts, each at the interval the page declares (ui/teach/room_quiz.py). One session sends one request at a time (a lock), so a click may wait for a poll in flight, as
 in the browser. The class follows the projector stage by stage, in four phases whose server CPU is measured apart:
 
     open     the teacher, then each student (within --spread s), opens the stage: in a room its questions come first

@@ -80,7 +80,7 @@ def cpu_table(phases) -> list[str]:
     rows = ["## Server CPU by phase (from /proc, summed over the app servers and over the stages)", "",
             "| phase | what runs | wall s | server CPU s | % of one core | requests | CPU per request ms |",
             "|---|---|---:|---:|---:|---:|---:|"]
-    what = {"open": "the stage's page up to its questions", "answer": "picks, sends, every tab's 2 s polls",
+    what = {"open": "the stage's page up to its questions", "answer": "picks, sends, every tab's timed polls",
             "discuss": "polls only: the room at rest", "lesson": "the reveal's lesson runs, the lesson's moves"}
     totals = {}
     for name in ("open", "answer", "discuss", "lesson"):
