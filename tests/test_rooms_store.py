@@ -26,7 +26,7 @@ from rooms.store import (EXPIRY_S, MAX_ANSWERS, MAX_ROOMS, MAX_VIEW_LEN, ENV, Li
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from local_server import REDIS_SERVER, redis_server  # noqa: E402  (scripts/local_server.py, shared with cluster.py)
+from local_server import REDIS_SERVER, free_port, redis_server  # noqa: E402  (scripts/local_server.py, shared with cluster.py)
 Q1, Q2, Q3 = "scores:largest:0123456789abcdef", "softmax:sum:fedcba9876543210", "mask:zeros:00112233aabbccdd"
 S = [new_student_id() for _ in range(8)]
 
@@ -37,12 +37,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.t
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def require_redis_server():
