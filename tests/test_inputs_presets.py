@@ -116,13 +116,20 @@ def test_parse_param_good_values(name, raw, expected):
 @pytest.mark.parametrize("name, raw", [
     ("tokens", "abc"), ("dropout", "nan"), ("dropout", "inf"), ("dropout", "-inf"), ("tokens", "-3"),
     ("tokens", "2000"), ("tokens", "2.5"), ("tokens", ""), ("scale", "maybe"), ("preset", "gpt5"),
-    ("dropout", "1.5"), ("device", "tpu"), ("text", "x" * 5000),
+    ("dropout", "1.5"), ("device", "tpu"), ("text", "x" * 5000), ("room", "<b>x</b>"), ("room", "K" * 40),
+    ("seat", "short"), ("seat", "a b c d e f"),
 ])
 def test_parse_param_bad_values_fall_back_with_note(name, raw):
     value, note = presets.parse_param(name, raw)
     assert value == presets.PARAMS[name].default
     assert note and f"`{name}=" in note
     assert len(note) < 300  # long values are shortened in the note
+
+
+def test_a_room_code_and_a_seat_in_their_shape_are_taken():
+    assert presets.parse_param("room", " k7m-p3x ") == (" k7m-p3x ", None)  # as typed: rooms/codes.py normalises it
+    assert presets.parse_param("seat", "Ab3_-xyz9") == ("Ab3_-xyz9", None)
+    assert "is not a room code" in presets.parse_param("room", "<script>")[1]
 
 
 @pytest.mark.parametrize("preset", sorted(presets.PRESETS))

@@ -17,6 +17,8 @@ class Param:
     low: float | None = None
     high: float | None = None
     choices: tuple = ()
+    shape: re.Pattern | None = None  # text: the form a value must have (whole match), and what it then is
+    shape_name: str = ""
 
 
 # The URL query string uses these names. Defaults are the book's example. These are the app's shared ones (the
@@ -55,9 +57,10 @@ PARAMS = {
     # The current screen's open sections (ui/state/sections.py): "code,tensors", or "all" (the slides command).
     "open": Param(str, ""),
     # A class room's join code (rooms/codes.py checks it; the teacher's token never travels in a URL the app writes)
-    "room": Param(str, ""),
+    "room": Param(str, "", shape=re.compile(r"[A-Za-z0-9 -]{0,12}"),  # a typed code's form; rooms/codes.py decides
+                  shape_name="a room code (6 letters and digits, such as K7M-P3X)"),
     # A student's random seat in that room (rooms/codes.py's student id): a reload keeps the student's answers
-    "seat": Param(str, ""),
+    "seat": Param(str, "", shape=re.compile(r"[A-Za-z0-9_-]{8,64}|"), shape_name="a seat in a room"),
 }
 
 
@@ -91,8 +94,6 @@ PRESET_TITLES = {"book": "book", "gpt2-small": "GPT-2 small", "custom": "custom"
 # heads is a lesson control (the book shows 1 and 2 heads): moving it stays "the book".
 PRESET_OWN = {"gpt2-small": ("heads",)}
 
-ROOM_CODE = re.compile(r"[A-Za-z0-9 -]{0,12}")  # the shape of a typed code; rooms/codes.py decides if it is one
-SEAT = re.compile(r"[A-Za-z0-9_-]{8,64}|")
 SECTION_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")  # a section's name in the URL's `open`
 
 _TRUE = {"1", "true", "on", "yes"}
@@ -122,10 +123,8 @@ def parse_param(name: str, raw: str):
             return bad("is longer than 200 characters")
         if name == "open" and not all(SECTION_NAME.fullmatch(part.strip()) for part in raw.split(",") if part.strip()):
             return bad("is not a list of section names (such as code,tensors)")
-        if name == "seat" and not SEAT.fullmatch(text):
-            return bad("is not a seat in a room")
-        if name == "room" and not ROOM_CODE.fullmatch(text):
-            return bad("is not a room code (6 letters and digits, such as K7M-P3X)")
+        if spec.shape is not None and not spec.shape.fullmatch(text):
+            return bad(f"is not {spec.shape_name}")
         if name == "text" and len(raw) > MAX_TEXT_CHARS:
             return bad(f"is longer than {MAX_TEXT_CHARS} characters")
         return (text if spec.choices else raw), None
