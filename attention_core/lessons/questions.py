@@ -346,6 +346,11 @@ def answer_text(question: Question) -> str:
     return _num(question.answer)
 
 
+def revealed_text(question: Question) -> str:
+    """The answer with its reason, as a reveal shows it (no verdict: nobody's answer is judged)."""
+    return f"Answer: {answer_text(question)}. {question.explanation}"
+
+
 def check(question: Question, raw) -> Verdict:
     """Right or not, and why, with the real numbers; never raises on a bad answer."""
     value, note = _read(question, raw)

@@ -80,7 +80,7 @@ def _student(questions, state, round_key) -> bool:
         checked = left.button("Check my predictions", type="primary", key=f"{round_key}:check")
         skipped = right.button("Show me without predicting", key=f"{round_key}:skip")
         if skipped:
-            state.update(revealed=True, results=[(q.prompt, None, _answer(q)) for q in questions])
+            state.update(revealed=True, results=[(q.prompt, None, quiz.revealed_text(q)) for q in questions])
             return True
         if checked:
             verdicts = [quiz.check(q, st.session_state.get(f"{round_key}:{q.qid}")) for q in questions]
@@ -94,10 +94,6 @@ def _student(questions, state, round_key) -> bool:
     return False
 
 
-def _answer(question: quiz.Question) -> str:
-    return f"Answer: {quiz.answer_text(question)}. {question.explanation}"
-
-
 def _room(questions, state, round_key) -> bool:
     """Presenter mode: the room predicts aloud; the questions are large and one button reveals."""
     st.header("Predict first", anchor=False)
@@ -108,7 +104,7 @@ def _room(questions, state, round_key) -> bool:
         elif question.kind == "choice" and len(question.options) <= 8:
             st.markdown("### " + " · ".join(md_escape(o) for o in question.options))
     if st.button("Reveal", type="primary", key=f"{round_key}:reveal", icon=":material/visibility:"):
-        state.update(revealed=True, results=[(q.prompt, None, _answer(q)) for q in questions])
+        state.update(revealed=True, results=[(q.prompt, None, quiz.revealed_text(q)) for q in questions])
         return True
     return False
 

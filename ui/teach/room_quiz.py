@@ -51,8 +51,7 @@ def ask_teacher(questions, state, round_key, seat: room.Seat) -> bool:
                     found.reveal(seat.code, question.qid, quiz.answer_text(question)[:500])
         except StoreUnavailable:
             st.warning(room.OFF, icon=":material/info:")
-        state.update(revealed=True, results=[(q.prompt, None, f"Answer: {quiz.answer_text(q)}. {q.explanation}")
-                                             for q in questions])
+        state.update(revealed=True, results=[(q.prompt, None, quiz.revealed_text(q)) for q in questions])
         return True
     return False
 
