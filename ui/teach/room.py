@@ -81,7 +81,8 @@ def seat() -> tuple[Seat | None, str | None]:
         if checked is None or not checked.ok:
             set_value("room", "")  # out of the room (a note says why); a new code can be typed at once
             return None, checked.message if checked else f"URL parameter `room` is not a room code: {_REASON}"
-        teacher = found.is_teacher(code, st.session_state.get(TOKEN_KEY))
+        token = st.session_state.get(TOKEN_KEY)  # a student has none: no second read of the room
+        teacher = token is not None and found.is_teacher(code, token)
     except StoreUnavailable:
         return None, OFF
     if not teacher and not codes.valid_student_id(value("seat")):
