@@ -3,6 +3,8 @@
 Run with `streamlit run app.py`. This file only wires things together: page setup, the list of
 screens, the shared sidebar, and the URL; each screen lives in screens/, all math in attention_core.
 """
+from pathlib import Path
+
 import streamlit as st
 
 import ui
@@ -13,8 +15,12 @@ from ui.server import warmup
 from ui.teach import room
 from screens import registry
 
+FAVICON = Path(__file__).resolve().parent / "ui" / "draw" / "favicon.png"
+
 allocator.limit_arenas()  # before the sessions' threads allocate: see ui/server/allocator.py
-st.set_page_config(page_title="Attention, step by step", page_icon=":material/visibility:", layout="wide")
+# The icon is a file shipped with the app (a causal attention map): a Material icon as favicon is fetched from a font
+# server by the browser, which fails offline and is a network call the app promises not to make.
+st.set_page_config(page_title="Attention, step by step", page_icon=str(FAVICON), layout="wide")
 warmup.start_once()  # once per process: both presets' stage screens, computed for every session (ui/server/warmup.py)
 
 # The screens live in screens/, not pages/: Streamlit still treats a pages/ folder as its older

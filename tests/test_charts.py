@@ -69,7 +69,8 @@ def test_gpt2_scale_screen_shows_an_overview_every_cells_shade_and_each_rows_lar
     # (its bars and their readout); they are the scores of those tokens.
     assert len(view["cells"]) == 1024 * 1024 and list(view["cells"].columns) == ["shade"]
     x = lesson.make_inputs("random", "", False, 1024, 768, 123).x
-    record, _, _ = lesson.projection_trace(x, "v1", 768, 123, "cpu", book=False)
+    # Computed on the device the screen used (auto: CUDA first), so the 4-decimal strings compare exactly there too
+    record, _, _ = lesson.projection_trace(x, "v1", 768, 123, "cuda" if torch.cuda.is_available() else "cpu", book=False)
     scores = record["attn_scores"].double()  # (T, T)
     for i in (100, 131):
         sent = view_row(view, i)

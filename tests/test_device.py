@@ -4,11 +4,15 @@ import torch
 from attention_core.book import device
 from conftest import open_screen
 
+_REAL_IS_AVAILABLE = torch.cuda.is_available
+
 
 def _pretend(monkeypatch, nvidia_smi: bool, cuda_version):
     monkeypatch.setattr(device.shutil, "which", lambda name: "/usr/bin/nvidia-smi" if nvidia_smi and
                         name == "nvidia-smi" else None)
     monkeypatch.setattr(torch.version, "cuda", cuda_version)
+    # The CPU build cannot use a GPU: on a CUDA machine the screens would otherwise compute there, with no note.
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda_version is not None and _REAL_IS_AVAILABLE())
 
 
 def test_a_gpu_with_the_cpu_build_of_torch_gets_a_note_with_the_command(monkeypatch):

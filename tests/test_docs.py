@@ -130,3 +130,19 @@ def test_links_between_the_pages_resolve():
                                        and anchor not in headings(linked.read_text(encoding="utf-8"))):
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken
+
+
+def test_the_readme_names_what_ci_uses_python_and_debian_packages():
+    """Issue 38: the README's Python version and the Debian packages the tests need are those CI and the container
+    use (.ci/run, deploy/Dockerfile), read from those files, so a newcomer's machine matches CI's."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    python = re.search(r"FROM python:(\d+\.\d+)", (ROOT / "deploy" / "Dockerfile").read_text()).group(1)
+    assert re.search(rf"You need Python {re.escape(python)}\b", readme), python
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    installed = set(re.findall(r"missing\+=\(([\w-]+)\)", ci))
+    named = re.search(r"`apt-get install ([^`]+)`", readme).group(1).split()
+    assert installed and set(named) == installed, (named, installed)
+    run, test = (re.search(rf"pip install -r ({name}) && {after}", readme) for name, after in
+                 (("requirements.txt", "streamlit run app.py"), ("requirements-dev.txt", "python -m pytest")))
+    assert run and test
+    assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()  # the tests install the app's pins

@@ -2,6 +2,7 @@
 import json
 
 import pytest
+import torch
 
 from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
 from conftest import ROOT, chart_frames, open_screen, page_text
@@ -16,7 +17,9 @@ def test_registered_beside_efficiency():
 
 @pytest.mark.parametrize("preset", ["book", "gpt2-small"])
 def test_first_load_agreement_and_stored_measurement(preset):
-    at = open_screen("implementations", preset=preset)
+    # On the CPU, on any machine: the stored measurement, the backend sentence and FlexAttention's missing backward
+    # are the CPU's (a CUDA machine would pick the GPU; the next test covers whatever device runs).
+    at = open_screen("implementations", preset=preset, device="cpu")
     agreement = at.table[0].value  # static: a name or cell is never cut at a column's edge
     assert list(agreement.index) == [label for label, _ in IMPLEMENTATIONS.values()]
     for label, row in agreement.iterrows():
@@ -71,3 +74,12 @@ def plain_number(text: str) -> float:
     mantissa, _, power = text.rpartition("10")
     exponent = int(power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
     return float(mantissa.strip(" ×") or 1) * 10.0 ** exponent
+
+
+def test_the_backend_sentence_names_the_kernels_of_the_device_it_runs_on():
+    """Issue 38: on a GPU machine the sentence names the GPU's kernels; on a CPU the CPU's (asked of PyTorch)."""
+    from attention_core.lessons import bonus_fused
+    at = open_screen("implementations")
+    used = "cuda" if torch.cuda.is_available() else "cpu"  # the sidebar's device is auto: CUDA first
+    flash, no_flash = bonus_fused.sdpa_backend(used), bonus_fused.sdpa_backend(used, flash=False)
+    assert f"runs the **{flash}** kernel; with flash forbidden, **{no_flash}**" in page_text(at)

@@ -125,7 +125,9 @@ def test_readers_questions_are_computed_on_their_screens():
     text = page_text(open_screen("dropout", sections=["questions"]))
     assert "1.1111" in text and "1/p" in text  # nn.Dropout's survivor value at p = 0.1
     assert "nan" in text and "Dropout on the scores" in text
-    text = page_text(open_screen("mask", sections=["questions"]))
+    # The mask-as-attribute question moves the layer to a device and reads PyTorch's error: the CPU's words, on the
+    # CPU of any machine (on a CUDA machine the screen's auto device would give CUDA's message instead).
+    text = page_text(open_screen("mask", sections=["questions"], device="cpu"))
     assert "not on the expected device cpu" in text and "'mask', 'W_query.weight'" in text
     text = page_text(open_screen("heads", sections=["questions"]))
     assert "token 4 · col 1" in text and "(1, 6, 4)" in text  # book: d_out 2, 2 heads; head 2 gets tokens 4-6

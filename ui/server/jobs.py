@@ -10,6 +10,7 @@
 Plain Python, no Streamlit: tests drive a Pool with a short timeout.
 """
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,10 @@ from collections import deque
 from pathlib import Path
 
 from attention_core.models import training
+
+# One thread from the start: torch.set_num_threads(1) in the child cannot shrink an OpenMP pool that its import already
+# started (PyTorch's CUDA build on a 16-core machine left 18 threads), but these variables size the pool before it exists.
+ONE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 ROOT = Path(__file__).resolve().parents[2]  # the folder that holds attention_core, for `python -m`
 UNWATCHED_AFTER = 20.0  # seconds without a watcher before a job is cancelled (plus one tick: < 30 s)
@@ -119,7 +124,7 @@ class Pool:
         config = json.dumps({"task": job.task} | job.config)
         job.process = subprocess.Popen([sys.executable, "-m", "attention_core.models.train_job", config, str(out)], cwd=ROOT,
                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       text=True)
+                                       text=True, env=dict(os.environ) | ONE_THREAD_ENV)
         job.state = RUNNING
         threading.Thread(target=self._read, args=(job, job.process, out), daemon=True,
                          name="training-job-reader").start()
