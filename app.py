@@ -37,7 +37,9 @@ with run_gate.one_script_run():  # one script run at a time in this process: a c
     st.session_state["page_path"] = page.url_path  # the room's join link is the app's address without it
     st.session_state["settings"] = ui.sidebar()
     url_note = st.empty()  # filled after the screen ran: it alone knows its sections
-    sections.enter(page.url_path or "home")
+    screen = registry.BY_NAME[page.url_path or "home"]
+    in_class = st.session_state["settings"].quiz or st.session_state["settings"].room is not None
+    sections.enter(screen.name, asks_first=in_class and screen.questions is not None)  # held until the reveal
     # the teacher's screen and settings for the room's students (before the page: a page that asks first stops)
     room.share_view(st.session_state["settings"].room, page.url_path or "home")
     page.run()

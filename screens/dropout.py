@@ -9,12 +9,6 @@ from screens import dropout_blocks as blocks
 from attention_core.lessons.presets import PARAMS
 from screens.dropout_blocks import RATES, every_rate_fits
 
-BOOK_WAY = """torch.manual_seed(123)            # the book: one global seed for the whole process
-dropout = torch.nn.Dropout(0.5)   # p = 0.5: each cell dropped with probability 1/2
-print(dropout(attn_weights))      # survivors are multiplied by 1 / (1 - 0.5) = 2
-"""
-
-
 settings = ui.current()
 st.title("4 · Dropout")
 st.markdown(
@@ -84,7 +78,7 @@ def screen():
             ui.table(weights, "attn_weights", settings.labels, settings.labels)
             ui.table(keep, "keep_mask", settings.labels, settings.labels)
             ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
-    ui.show_code(stages.dropout_keep_mask, stages.dropout, stages.dropout_mean, BOOK_WAY)
+    ui.show_code(stages.dropout_keep_mask, stages.dropout, stages.dropout_mean, book="dropout")
     ui.explain(
         "**Why drop attention weights?** Silencing random token-to-token links during training stops the model "
         "from relying on a handful of particular connections; it has to spread its evidence, which reduces "

@@ -19,13 +19,14 @@ st.markdown(
 
 public = ui.public_mode()  # a hosted demo: visitors name no server paths and start no downloads
 if not public:
-    with st.expander("Where the weights come from", expanded=False):
+    with ui.for_the_teacher("gpt2-source"), st.expander("Where the weights come from", expanded=False):
         st.text_input("GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt)", key=ui.GPT2_PATH_KEY,
                       placeholder=f"${ui.GPT2_ENV_VAR} or the Hugging Face cache",
                       help="A folder on the server in the hub's layout; empty: $GPT2_DIR, then the hub's cache.")
 directory, why = ui.gpt2_find(ui.gpt2_source())
 if directory is None:
-    blocks.missing_weights(why, public, registry.BY_NAME.get("trained"))
+    with ui.for_the_teacher("gpt2-weights", whole_screen=True):  # no slide: a class sees no download command
+        blocks.missing_weights(why, public, registry.BY_NAME.get("trained"))
     st.stop()
 
 model = ui.gpt2_model(directory)
@@ -58,8 +59,9 @@ def screen():
     st.subheader(f"Every head: {cfg.n_layer} layers × {cfg.n_head} heads")
     ui.draw_image(ui.png_bytes(head_images.model_view(weights)), "every GPT-2 head",
                   f"One map per head: a row per layer (1 at the top), a column per head (1 on the left); in each map "
-                  f"queries go down, keys across, {T} tokens.")
-    st.image(head_images.colour_bar(), output_format="PNG", width=256, caption=head_images.LEGEND)
+                  f"queries go down, keys across, {T:,} tokens.")
+    st.image(head_images.colour_bar(), output_format="PNG", width=256, caption=head_images.LEGEND,
+             alt=f"colour scale: {head_images.LEGEND}")
     blocks.head_label_grid(scores, cfg.n_layer, cfg.n_head)
 
     layer = ui.clamp("layer", low=1, high=cfg.n_layer, fallback_note=f"Layer {{old}} does not exist (GPT-2 has "

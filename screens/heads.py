@@ -6,7 +6,6 @@ import streamlit as st
 import ui
 from screens import heads_blocks as blocks
 from attention_core.book import stages
-from attention_core.book.modules import MultiHeadAttention, MultiHeadAttentionWrapper
 from attention_core.lessons import head_counts, initialisation, traces
 from screens.heads_blocks import EXERCISE_3_3, EXERCISE_3_3_NOTE, mha_count_text
 
@@ -87,10 +86,13 @@ def screen():
                     f"{weights_from}One projection each makes every "
                     f"token's {d_out}-d query, key and value; each head scores the keys with its own {head_dim} of "
                     f"those {d_out} columns, so each has its own map. {scrub}"
-                    + (" Above 64 tokens the view sends each row's 32 largest weights, the ones its bars show."
-                       if T > 64 else ""))
+                    + (" Above 64 tokens the view sends each row's 32 largest weights, the ones its bars show; "
+                       "the map under it is one head's whole matrix." if T > 64 else ""))
         ui.show_view(shown, settings, "weights", "attn_weights of one head", view_key="heads_view",
                      parts=("matrix", "row", "cell") if T <= 64 else ("row", "cell"), commit=True, frames=frames)
+        if T > 64:  # the view draws no map at this size: the committed head's whole map, as an image
+            ui.show_matrix(weights[head], settings, "weights",
+                           f"head {head + 1} of {num_heads}: its whole {T:,} × {T:,} map of attn_weights")
     sections(trace, weights, num_heads, q)
 
 
@@ -117,7 +119,7 @@ def sections(trace, weights, num_heads: int, q: int) -> None:
     with ui.section("params", "Parameter counts", icon=":material/functions:") as shown:
         if shown:
             blocks.parameter_counts(d_in, d_out, num_heads)
-    ui.show_code(MultiHeadAttentionWrapper, MultiHeadAttention, stages.split_heads, stages.merge_heads)
+    ui.show_code(stages.split_heads, stages.merge_heads, book="heads")
     ui.explain(
         "**Why several heads?** Each head has its own query and key subspace, so after training one head can track, "
         "say, the previous word while another follows the subject of the sentence (*Every head side by side* "

@@ -69,20 +69,20 @@ def head_maps(attn_weights, settings: Settings, q: int, trained: bool) -> None:
     # Untrained heads past 64 tokens are the same texture by chance: one row of them shows it, twelve filled three
     # slides with alike noise (the sentence below gives how much they differ, in numbers).
     shown = min(num_heads, MAX_DRAWN if T <= 64 or trained else per_row)
+    distance = checked(claims.head_distance, attn_weights)
     if shown < num_heads:
+        alike = "look alike" if distance < claims.HEADS_ALIKE else "differ, but only by chance"
         st.caption(f"Drawing heads 1–{shown} of {num_heads}" + ("." if shown == MAX_DRAWN else
-                   ": untrained heads at this size look alike; the numbers below compare all of them."))
+                   f": untrained heads at this size {alike}; the numbers below compare all of them."))
     for start in range(0, shown, per_row):
         for col, i in zip(st.columns(per_row), range(start, min(start + per_row, shown))):
             with col:
                 show_matrix(attn_weights[i], settings, "weights", f"head {i + 1}", selected_row=q, legend=i == 0)
     if T > 64 and not trained:
-        st.caption(f"These untrained heads spread their weight almost evenly: the last row of head 1 gives its "
-                   f"largest weight {float(attn_weights[0, -1].max()):.4f}, where an even spread over {T:,} "
-                   "tokens gives " f"{1 / T:.4f}. On a 0 … 1 scale every cell would be the colour of zero, so the "
+        st.caption(f"The last row of head 1 {claims.evenness_claim(attn_weights[0, -1])}. On a 0 … 1 scale every cell would be the colour of zero, so the "
                    "maps colour each weight against an even share; the speckle is each query liking some keys a "
                    "little more or less than the even share, by chance (no head has learned a pattern yet).")
-    st.markdown(claims.heads_claim(checked(claims.head_distance, attn_weights), num_heads, trained))
+    st.markdown(claims.heads_claim(distance, num_heads, trained))
 
 
 def split_lesson(mha: dict | None, T: int, d_out: int, num_heads: int, q: int) -> None:
@@ -179,15 +179,20 @@ def heads_agreement(mha: dict, settings: Settings, d_in: int, d_out: int, num_he
 
 
 def mistakes(mha: dict, d_out: int, num_heads: int, q: int) -> None:
-    """Scaling every head by √d_out instead of √head_dim; mha: MultiHeadAttention's trace, (1, h, T, …) tensors."""
-    flat = pitfalls.scale_by_model_dim(mha["queries"], mha["keys"], d_out)  # (1, h, T, T) each
+    """Scaling every head by √d_out instead of √head_dim; mha: MultiHeadAttention's trace, (1, h, T, …) tensors.
+    Computed on the lesson's own masked scores: the right version is the head-1 map above."""
+    T = mha["queries"].shape[-2]
+    causal = stages.causal_mask(T, mha["queries"].device).bool()  # (T, T): the lesson's mask
+    flat = pitfalls.scale_by_model_dim(mha["queries"], mha["keys"], d_out, causal)  # (1, h, T, T) each
+    wrong, right = flat["wrong"][0, 0, q], flat["right"][0, 0, q]  # (T,): head 1, query q (masked keys 0)
+
+    def row(weights):
+        return (f"head 1, query {q + 1} ({q + 1} key{'s' if q else ''}): largest weight {float(weights.max()):.4f}, "
+                f"entropy {float(stages.entropy(weights)):.4f}")
     pitfall("Scaling by √d_out instead of √head_dim", "attn_scores / d_out**0.5",
             "attn_scores / head_dim**0.5  # keys.shape[-1]",
-            f"head 1, query {q + 1}: largest weight {float(flat['wrong'][0, 0, q].max()):.4f}, entropy "
-            f"{float(stages.entropy(flat['wrong'][0, 0, q])):.4f}: flatter by a factor √{num_heads} in the "
-            "exponent.",
-            f"head 1, query {q + 1}: largest weight {float(flat['right'][0, 0, q].max()):.4f}, entropy "
-            f"{float(stages.entropy(flat['right'][0, 0, q])):.4f}.")
+            f"{row(wrong)}: {claims.sharpness_verdict(right, wrong)} (every score divided by √{num_heads} more).",
+            f"{row(right)}.")
 
 
 # --- the "questions" section: readers' questions from the book's issue tracker, computed ------------

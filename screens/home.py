@@ -27,10 +27,9 @@ tokens themselves. **Self-attention** does this within one sequence: each token'
 )
 
 st.header("The pipeline, one screen per stage")
-st.graphviz_chart(
-    """
+PIPELINE = """
 digraph {
-  rankdir=LR; node [shape=box, style="rounded,filled", fillcolor="#eff6ff", fontname="Helvetica"];
+  rankdir=%s; node [shape=box, style="rounded,filled", fillcolor="#eff6ff", fontname="Helvetica"];
   x [label="inputs x\\n(T, d_in)"];
   qkv [label="queries, keys, values\\nx W_q, x W_k, x W_v"];
   s [label="scores\\nω = q · k"];
@@ -41,11 +40,15 @@ digraph {
   h [label="multi-head\\nh heads + out_proj"];
   x -> qkv -> s -> m -> sm -> d -> z -> h;
 }
-""",
-    width="stretch",
-)
+"""
+# Left to right where it fits; top to bottom on a phone, where a row of eight boxes shrinks its text to 3 px (the app's
+# style sheet, ui/draw/style.py, shows one of the two).
+with st.container(key="pipeline-wide"):
+    st.graphviz_chart(PIPELINE % "LR", width="stretch")
+with st.container(key="pipeline-narrow"):
+    st.graphviz_chart(PIPELINE % "TB", width="content")
 st.caption(
-    "The boxes run left to right in the order of the chapter's `CausalAttention`: mask the scores, then softmax. "
+    "The boxes run left to right (top to bottom on a phone) in the order of the chapter's `CausalAttention`: mask the scores, then softmax. "
     "The screens teach softmax before the mask, as the chapter does (sidebar: scores → softmax → mask → dropout → "
     "heads). The chapter's first masking variant runs the other way round, softmax, then zero the future weights "
     "and renormalise each row, and gives the same weights (the mask screen compares the two)."

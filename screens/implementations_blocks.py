@@ -11,8 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.drawing import charts, numbers
+from attention_core.drawing.colour import CATEGORICAL_HEX
 from attention_core.lessons import bonus_bench, bonus_fused
 from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
+from ui.draw.display import for_the_teacher
 from ui.draw.vega import font_scale
 from ui.compute.built import once
 
@@ -49,8 +51,7 @@ def _agreements() -> pd.DataFrame:
 
 
 # One colour per implementation, the same in every chart (Tableau 10, which stays apart on a projector).
-PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f"]
-COLOURS = {label: PALETTE[n % len(PALETTE)] for n, (label, _) in enumerate(IMPLEMENTATIONS.values())}
+COLOURS = {label: CATEGORICAL_HEX[n % len(CATEGORICAL_HEX)] for n, (label, _) in enumerate(IMPLEMENTATIONS.values())}
 
 
 def timing_chart(part: pd.DataFrame, y: str, title: str, y_title: str):
@@ -87,11 +88,13 @@ def timing_table(result: dict) -> None:
     order = {"fwd ms": 0, "fwd+bwd ms": 1, "fwd+bwd peak MB": 2}
     st.dataframe(grid[sorted(grid.columns, key=lambda c: (order[c[0]], int(c[1].replace(",", ""))))], width="stretch")
     st.caption("Columns: forward time, forward + backward time, its peak memory, each at T = 128 … 1,024. – : not "
-               "measured here (the reason is below) or, for memory, not traceable on a CPU.")
+               "measured on this machine or, for memory, not traceable on a CPU.")
     missing = [(r["label"], r["tokens"], name, r[name]) for r in result["rows"] for name in ("forward", "backward")
                if r[name] != "ok"]
-    for label, group in pd.DataFrame(missing, columns=["label", "T", "pass", "why"]).groupby(["label", "pass", "why"]):
-        st.warning(f"**{label[0]}**, {label[1]}: not measured here ({label[2]}).", icon=":material/block:")
+    with for_the_teacher("implementations-not-measured"):  # PyTorch's own message: for the teacher, not a slide
+        for label, group in pd.DataFrame(missing, columns=["label", "T", "pass", "why"]).groupby(["label", "pass", "why"]):
+            st.warning(f"**{label[0]}**, {label[1]}: not measured here ({label[2].rstrip('.')}).",
+                       icon=":material/block:")
 
 
 def fastest(timed: pd.DataFrame) -> None:

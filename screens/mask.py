@@ -7,7 +7,6 @@ from attention_core.drawing import numbers
 from attention_core.lessons import agreement, initialisation
 import ui
 from screens import mask_blocks as blocks
-from attention_core.book.modules import CausalAttention
 from attention_core.drawing.text import abridged_sum_latex, causal_softmax_latex
 
 settings = ui.current()
@@ -67,7 +66,7 @@ def screen():
             ui.table(record["unmasked_weights"], "unmasked attn_weights", labels, labels)
             ui.table(record["context_vec"], "context_vec", labels)
     ui.show_code(stages.mask_simple, stages.mask_after_softmax, stages.causal_mask, stages.mask_scores,
-                 stages.attend, CausalAttention)
+                 stages.attend, book="mask")
     ui.explain(
         "**Why mask at all?** During training the model sees a whole sentence at once and, at every position, "
         "is asked for the next token. If position *i* could attend to position *i + 1*, the answer would be "

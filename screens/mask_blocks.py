@@ -48,10 +48,10 @@ def mask_and_buffer(record: dict, settings: Settings, context_length: int) -> No
         diff = stages.max_abs_diff(record["attn_weights"], same["attn_weights"])
         m3.metric(f"max |weights(context_length={context_length}) − weights({T})|", f"{diff:.1g}")
         st.success(f"Identical weights: the module builds a {context_length} × {context_length} buffer but slices "
-                   f"`mask[:{T}, :{T}]`, so only its top-left corner ever meets the {T} × {T} scores. "
+                   f"`mask[:{T}, :{T}]`, so only its top-left corner ever meets the {T:,} × {T:,} scores. "
                    f"context_length is the longest input the module accepts, not a change to the math.")
     elif T < MAX_TOKENS:
-        st.caption(f"Move context_length above {T} to see that a larger buffer gives the same weights. Below {T} "
+        st.caption(f"Move context_length above {T:,} to see that a larger buffer gives the same weights. Below {T:,} "
                    f"the slice would be smaller than the scores and PyTorch would raise a shape error.")
 
 
@@ -82,7 +82,7 @@ def what_goes_wrong(record: dict, settings: Settings, q: int, names: list[str], 
 
 def mistakes(record: dict, unmasked: torch.Tensor, tokens: int) -> None:
     """A float16 mask value, a fully masked row, and no mask at all; unmasked: (T, T) weights without a mask."""
-    fp16 = pitfalls.mask_value_in_float16(record["attn_scores"])
+    fp16 = pitfalls.mask_value_in_float16(record["attn_scores"], record["keys"].shape[-1])  # the lesson's d_k
     pitfall("`-1e9` as the mask value in float16", "scores.half().masked_fill(mask, -1e9)",
             "scores.half().masked_fill(mask, -torch.inf)",
             f"PyTorch refuses: {fp16['error']} (float16 stops at 65,504)." if fp16["error"]
@@ -97,11 +97,9 @@ def mistakes(record: dict, unmasked: torch.Tensor, tokens: int) -> None:
             f"{', '.join(str(float(v)) for v in row['with_inf'])}: nan, loud, so the bug is found "
             "(real code zeroes such rows or never masks a whole row).")
     leak = pitfalls.future_leak(unmasked)  # (T,): each query's weight on later tokens
-    worst = int(leak.argmax())
     pitfall("Forgetting the mask", "torch.softmax(attn_scores / d_k**0.5, dim=-1)",
             "torch.softmax(attn_scores.masked_fill(mask, -torch.inf) / d_k**0.5, dim=-1)",
-            f"Every row but the last puts weight on later tokens; query {worst + 1} gives "
-            f"{float(leak[worst]):.4f} of its weight to the future.",
+            claims.leak_rows_claim(leak),
             "0.0000 of every row's weight goes to later tokens.")
 
 
@@ -124,7 +122,8 @@ def _buffer_demo(settings, record=None, **_) -> None:
             'self.mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)',
             'self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))',
             f"The mask stays on {out['attribute']['devices']['mask']}, and the forward pass on {target} fails: "
-            f"{out['attribute']['error'] or 'no error raised'}. state_dict saves {out['attribute']['state_dict']}.",
+            f"{(out['attribute']['error'] or 'no error raised').rstrip('.!')}. "  # PyTorch's "…cpu!" + "." read "cpu!."
+            f"state_dict saves {out['attribute']['state_dict']}.",
             f"The mask moves to {out['buffer']['devices']['mask']}; the forward pass gives "
             f"{out['buffer']['output']}. state_dict saves {out['buffer']['state_dict']}.", wrong_box=st.warning)
     st.dataframe(devices, width="content")

@@ -4,7 +4,7 @@ import streamlit as st
 
 from attention_core.lessons import memory_layout as ml
 import ui
-from attention_core.drawing.memory_charts import cell_frame, cell_size, memory_cells
+from attention_core.drawing.memory_charts import cell_frame, cell_size, from_one, memory_cells
 from attention_core.book.modules import MultiHeadAttention
 
 settings = ui.current()
@@ -25,25 +25,25 @@ head_dim = ui.control(cols[2].slider, "head_dim", "mem_head_dim", min_value=1, m
 d_out = num_heads * head_dim
 for name, count in (("mem_token", T), ("mem_head", num_heads), ("mem_dim", head_dim)):
     ui.clamp(name, low=1, high=count)  # a pick past a shrunk slider falls back to the last one
-# The URL's mem_token, mem_head and mem_dim count from 1 (links made before this screen spoke PyTorch's indices
-# still open the same element); everything the screen shows is PyTorch's 0-based index, the value minus 1.
+# Tokens, heads and dims count from 1 here, in the URL and on screen, as on every screen; PyTorch's 0-based index
+# (the value minus 1) appears only where the screen names it as such (the code's indices, the table's tuples).
 cols = st.columns(3)
 words = [("" if name == f"t{n + 1}" else f" · {name}") for n, name in enumerate(settings.tokens[:T])]  # random: t1, t2…
 token = ui.control(cols[0].selectbox, "Pick a token", "mem_token", options=range(1, T + 1),
-                   format_func=lambda t: f"token {t - 1}{words[t - 1]}") - 1
+                   format_func=lambda t: f"token {t}{words[t - 1]}") - 1
 head = ui.control(cols[1].selectbox, "its head", "mem_head", options=range(1, num_heads + 1),
-                  format_func=lambda h: f"head {h - 1}") - 1
+                  format_func=lambda h: f"head {h}") - 1
 dim = ui.control(cols[2].selectbox, "its dim", "mem_dim", options=range(1, head_dim + 1),
-                 format_func=lambda d: f"dim {d - 1}") - 1
+                 format_func=lambda d: f"dim {d}") - 1
 seed = settings.seed_for("heads")
 steps = ml.chapter_steps(settings.x[:T], num_heads, head_dim, seed, pick=(token, head, dim))
 rows = ml.step_rows(steps)
 if not ui.predict_first("memory", settings, round_of=(settings.x[:T], (num_heads, head_dim), seed), rows=rows):
     st.stop()
 
-st.markdown(f"**Indices here are PyTorch's, counted from 0**: token 0 is the first token, head 0 the first head, "
-            f"dim 0 a head's first dimension. Your pick is `queries[0, {token}, {head * head_dim + dim}]` before the "
-            f"split and `[0, {head}, {token}, {dim}]` after it.")
+st.markdown(f"Tokens, heads and dims are counted from 1, as on every screen; **PyTorch's indices count from 0**. "
+            f"Your pick, token {token + 1}, head {head + 1}, dim {dim + 1}, is PyTorch's "
+            f"`queries[0, {token}, {head * head_dim + dim}]` before the split and `[0, {head}, {token}, {dim}]` after it.")
 st.caption(f"b = 1, T = {T}, h = {num_heads}, head_dim = {head_dim}, so d_out = {d_out}; d_in = "
            f"{settings.x.shape[1]} (the sidebar's input, first {T} tokens), weights seeded with {seed}. Hue: the "
            "head; shade: the token (light first, dark last); the black square: the element you picked.")
@@ -55,15 +55,15 @@ ui.chart(memory_cells(cell_frame(ml.storage_cells(first, d_out, first.pick), T, 
                       f"queries' {T * d_out} floats in storage order (drawn {d_out} to a line)",
                       row="offset ÷ d_out", col="offset mod d_out", cell=cell_size(d_out, scale, rows=T)),
          "queries storage", width="content")
-st.markdown(f"`W_query(x)` writes token after token: token 0's {d_out} floats, then token 1's, and so on"
-            + (f"; inside a token, head 0's {head_dim} floats, then head 1's. Every head is a *strided* slice of this "
+st.markdown(f"`W_query(x)` writes token after token: token 1's {d_out:,} floats, then token 2's, and so on"
+            + (f"; inside a token, head 1's {head_dim} floats, then head 2's. Every head is a *strided* slice of this "
                "one row." if num_heads > 1 else ". With one head, the head is the whole row."))
 
 st.subheader("Shape and strides, line by line")
 table = pd.DataFrame([{
     "the chapter's code": r["code"], "shape": str(r["shape"]), "stride": str(r["stride"]),
     "contiguous": "yes" if r["contiguous"] else "no", "what it did": r["did"],
-    "picked element": str(r["pick_index"]) if r["pick_index"] else "(its row of scores)",
+    "picked element (PyTorch's index, from 0)": str(r["pick_index"]) if r["pick_index"] else "(its row of scores)",
     "storage offset": "" if r["pick_offset"] is None else str(r["pick_offset"]),
     "bytes from storage start (data_ptr)": "" if r["pick_bytes"] is None else str(r["pick_bytes"]),
 } for r in rows])
@@ -80,14 +80,14 @@ heads_step, wrong = steps[2], ml.wrong_split(first, num_heads, head_dim)
 split_cell = cell_size(d_out + num_heads, scale, room="half", rows=T)  # every head's dims side by side, plus the gaps
 left, right = st.columns(2)
 with left:
-    ui.chart(memory_cells(cell_frame(ml.cells(heads_step.tensor, heads_step.tokens, heads_step.heads,
-                                              heads_step.pick), T), "view(b, T, h, d).transpose(1, 2)",
+    ui.chart(memory_cells(from_one(cell_frame(ml.cells(heads_step.tensor, heads_step.tokens, heads_step.heads,
+                                                       heads_step.pick), T)), "view(b, T, h, d).transpose(1, 2)",
                           panel="head", row="token", col="dim", cell=split_cell), "right split", width="content")
 with right:
-    ui.chart(memory_cells(cell_frame(ml.cells(wrong.tensor, wrong.tokens, wrong.heads), T),
+    ui.chart(memory_cells(from_one(cell_frame(ml.cells(wrong.tensor, wrong.tokens, wrong.heads), T)),
                           "view(b, h, T, d): wrong", panel="head", row="row", col="dim", cell=split_cell),
              "wrong split", width="content")
-st.markdown(f"Each cell shows its storage offset. On the left, head 0 reads offsets 0…{head_dim - 1}, then jumps "
+st.markdown(f"Each cell shows its storage offset. On the left, head 1 reads offsets 0…{head_dim - 1}, then jumps "
             f"{heads_step.tensor.stride(2)} floats to the next token: one colour per panel, every token in it. "
             + (f"On the right, `view(b, h, T, d)` hands each 'head' a contiguous run of {T * head_dim} floats, which "
                "mixes colours (true heads) and covers only some tokens: the shapes match, the meaning does not."

@@ -12,7 +12,12 @@ from typing import Callable
 
 from attention_core.book.inputs import MAX_TOKENS
 from attention_core.lessons import memory_layout as memory
+from attention_core.lessons import kv_cache
+from attention_core.lessons import gqa as gqa_lesson
+from attention_core.lessons import latent as latent_lesson
 from attention_core.lessons import questions as q
+from attention_core.lessons import sliding_window as swa
+from attention_core.lessons import rope
 from attention_core.lessons.presets import Param, declare
 
 SCREENS_DIR = Path(__file__).resolve().parent
@@ -76,6 +81,30 @@ SCREENS = [
                    "mem_head_dim": Param(int, 3, 1, memory.MAX_HEAD_DIM),
                    "mem_token": Param(int, 3, 1, memory.MAX_TOKENS), "mem_head": Param(int, 2, 1, memory.MAX_HEADS),
                    "mem_dim": Param(int, 1, 1, memory.MAX_HEAD_DIM)}),
+    # Attention as LLMs run it: the book's chapter-4 bonus code (ch04/03-06, and RoPE from pkg/llms_from_scratch).
+    # Each new stage replaces its own marker line below with its Screen entry (the sidebar's order).
+    Screen("KV cache", "kv-cache", "screens/kv_cache.py", ":material/cached:", "Attention as LLMs run it",
+           stage=Stage(book_seed=123), questions=kv_cache.kv_cache_questions,
+           # the prompt's length (tokens fed at once by the first call) and the step (forward call) the lesson follows
+           params={"kv_prompt": Param(int, 2, 1, MAX_TOKENS), "kv_step": Param(int, 3, 1, MAX_TOKENS)}),
+    Screen("Sliding window", "sliding-window", "screens/sliding_window.py", ":material/view_week:",
+           "Attention as LLMs run it", stage=Stage(book_seed=123), questions=swa.sliding_window_questions,
+           # W, the keys each query sees (itself included); 1 to the tokens there are (the screen says so above)
+           params={"sliding_window": Param(int, 3, 1, MAX_TOKENS)}),
+    Screen("Shared keys: grouped-query attention", "gqa", "screens/gqa.py", ":material/group_work:",
+           "Attention as LLMs run it", stage=Stage(book_seed=123), questions=gqa_lesson.gqa_questions,
+           # GroupedQueryAttention's key/value heads: a divisor of the screen's num_heads (the shared `heads`)
+           params={"kv_groups": Param(int, 1, 1, 1024)}),
+    Screen("A latent cache", "latent", "screens/latent.py", ":material/compress:", "Attention as LLMs run it",
+           stage=Stage(book_seed=123), questions=latent_lesson.latent_questions,
+           # MultiHeadLatentAttention's latent_dim, 1 to 2 · d_out; 0 = d_out / 4 (latent.auto_latent)
+           params={"latent_dim": Param(int, 0, 0, 2048)}),
+    Screen("Rotary positions (RoPE)", "rope", "screens/rope.py", ":material/rotate_right:", "Attention as LLMs run it",
+           stage=Stage(book_seed=123), questions=rope.rope_questions,
+           # where the sentence starts (one of rope.OFFSETS: the view's frames), and the dials' positions (0-based,
+           # as the book's code counts them)
+           params={"rope_offset": Param(int, 0, 0, max(rope.OFFSETS)),
+                   "rope_m": Param(int, 4, 0, rope.MAX_POSITION), "rope_n": Param(int, 1, 0, rope.MAX_POSITION)}),
     Screen("What heads learn", "trained", "screens/trained.py", ":material/model_training:", "What attention learns",
            questions=q.trained_questions,
            # the task, the training step shown (-1 = the last), the heads switched off ("1.2,2.1" = layer.head,

@@ -5,7 +5,6 @@ from attention_core.book import stages
 from attention_core.lessons import agreement, claims, initialisation
 import ui
 from screens import scores_blocks as blocks
-from attention_core.book.modules import SelfAttention_v1
 
 settings = ui.current()
 st.title("1 · Attention scores")
@@ -50,7 +49,7 @@ def screen():
         if shown:
             blocks.tensors(record, proj, settings)
     ui.show_code(stages.dot_product_terms, stages.attn_scores_loop, stages.attn_scores,
-                 stages.context_vector_loop, *([SelfAttention_v1] if proj == "v1" else []))
+                 stages.context_vector_loop, book="scores")
     ui.explain(
         "**Why a loop and a matrix product?** The loop computes ω for one query, one key at a time, as you would "
         "by hand. `queries @ keys.transpose(-2, -1)` computes all T × T scores in one matrix multiplication: same "

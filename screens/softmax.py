@@ -44,6 +44,12 @@ def screen():
                  commit=True, worked=(record["queries"], record["keys"], scores), order=scores, order_name="scores ω",
                  frames={"name": "Divide the scores by √d_k", "param": "scale", "values": [0, 1], "initial": int(scale),
                          "labels": [f"no: {both[1][0]}", f"yes: {both[0][0]}"]})
+    if settings.input_kind == "random" and len(settings.tokens) > 16:  # GPT-2's size: what to look for in the noise
+        T, row_scaled, row_raw = len(settings.tokens), both[0][1][q], both[1][1][q]
+        st.markdown(f"**What to look for:** the inputs are random vectors, so the map has no pattern to find: its "
+                    f"colours compare each weight with the even share 1/{T:,} = {1 / T:.4f}. Read query {q + 1}'s "
+                    f"bars instead: its largest weight is {float(row_scaled.max()):.4f} divided by √{d_k} and "
+                    f"{float(row_raw.max()):.4f} without; switch the division off and on to watch the row change.")
     blocks.sharpness_metrics(both, scores)
     blocks.one_weight_by_hand(record, both[0][1] if scale else both[1][1], q, k, scale)
 
@@ -62,7 +68,8 @@ def screen():
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
             tensors(record, scale)
-    ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy)
+    ui.show_code(stages.normalize_by_sum, stages.softmax_naive, stages.softmax, stages.scale_scores, stages.entropy,
+                 book="softmax")
     ui.explain(
         "**Why softmax and not a division by the sum?** Dividing by the sum keeps the proportions of the scores, "
         "but a negative score gives a negative “weight”. exp makes every score positive and keeps their order, "
@@ -78,7 +85,7 @@ def screen():
             blocks.softmax_agreement(ui.projection(settings, "none", "softmax")[0]["attn_scores"], record)
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown:
-            blocks.mistakes(scores)
+            blocks.mistakes(scores, d_k)  # the lesson's scaled scores: only the axis is wrong
             blocks.precedence_pitfall(scores[q], q, d_k)  # the bug from the notes, computed next to the fix
 
 
@@ -101,10 +108,10 @@ def why_sqrt_d_k() -> None:
     curve = ui.why_scaling_sweep(CURVE_SAMPLES, tokens, settings.seed)  # the same experiment as /why-scaling
     stack = ui.why_scaling_stack(CURVE_SAMPLES, tokens, settings.seed)  # one map of its draws at every d_k
     st.markdown(f"An experiment separate from the sidebar's d_out: random q and k with unit-variance entries, "
-                f"{tokens} keys per query, {CURVE_SAMPLES} queries per d_k (more on the “Why √d_k” screen). "
-                f"The map is {tokens} of those queries against their {tokens} keys; move **d_k** in it and watch "
+                f"{tokens:,} keys per query, {CURVE_SAMPLES:,} queries per d_k (more on the “Why √d_k” screen). "
+                f"The map is {tokens:,} of those queries against their {tokens:,} keys; move **d_k** in it and watch "
                 f"the unscaled bars turn one-hot while the scaled ones stay spread. Uniform attention has largest "
-                f"weight 1/{tokens} = {1 / tokens:.4f} and entropy ÷ uniform 1; a one-hot has 1 and 0. The curves "
+                f"weight 1/{tokens:,} = {1 / tokens:.4f} and entropy ÷ uniform 1; a one-hot has 1 and 0. The curves "
                 f"below average all {CURVE_SAMPLES} queries (entropy in nats: ln {tokens} = {math.log(tokens):.4f} is uniform).")
     ui.sharpness_against_d_k(curve, stack, chosen, settings, key=(tokens, settings.seed))
     # Inline, not ui.explain: a section inside this section would nest expanders.

@@ -99,7 +99,7 @@ def precedence_pitfall(row: torch.Tensor, q: int, d_k: int) -> None:
     st.code(f"torch.softmax(attn_scores_{q + 1} / d_k**0.5, dim=-1)  # correct: / {math.sqrt(d_k):.4f}\n"
             f"# -> [{numbers.listing(precedence['right'])}]\n"
             f"torch.softmax(attn_scores_{q + 1} / d_k*0.5, dim=-1)   # bug: / {d_k} * 0.5\n"
-            f"# -> [{numbers.listing(precedence['wrong'])}]", language="python")
+            f"# -> [{numbers.listing(precedence['wrong'])}]", language="python", wrap_lines=True)
     st.markdown(f"Python reads `/ d_k*0.5` as `(ω / d_k) · 0.5`, a division by {2 * d_k:,} rather than √{d_k}. "
                 + claims.precedence_claim(precedence["right"], precedence["wrong"]))
 
@@ -139,10 +139,11 @@ def softmax_agreement(simple_scores: torch.Tensor, record: dict) -> None:
 # --- the "mistakes" section: each mistake of this step, wrong and right, with its numbers ---------
 
 
-def mistakes(scores: torch.Tensor) -> None:
-    """Softmax over the wrong axis; scores: (T, T) ω = q · k."""
-    wrong_dim = pitfalls.softmax_wrong_dim(scores)
-    pitfall("Softmax over the wrong dimension", "torch.softmax(attn_scores, dim=0)",
-            "torch.softmax(attn_scores, dim=-1)",
+def mistakes(scores: torch.Tensor, d_k: int | None = None) -> None:
+    """Softmax over the wrong axis; scores: (T, T) ω = q · k, divided by √d_k as the lesson's weights are."""
+    wrong_dim = pitfalls.softmax_wrong_dim(scores, d_k)
+    scaled = "attn_scores" if d_k is None else "attn_scores / d_k**0.5"
+    pitfall("Softmax over the wrong dimension", f"torch.softmax({scaled}, dim=0)",
+            f"torch.softmax({scaled}, dim=-1)",
             f"Each key's column sums to 1, so the rows a query mixes with sum to {numbers.listing(wrong_dim['wrong_row_sums'])}.",
             f"Each query's row sums to {numbers.listing(wrong_dim['right_row_sums'])}.")

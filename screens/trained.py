@@ -6,6 +6,7 @@ import torch
 import ui
 from screens import trained_blocks as blocks
 from attention_core.drawing.training_charts import probe_labels
+from attention_core.lessons import claims
 from attention_core.models import head_scores
 from attention_core.models.head_scores import MEANINGS, SCORE_NAMES
 from attention_core.models.toy_tasks import TASKS, to_text
@@ -108,9 +109,10 @@ ui.explain(
     "**The induction circuit.** In `repeat`, a layer-1 head learns to look one token back: each position now also "
     "holds its predecessor. A layer-2 head then matches the current token against those predecessors: the key "
     "whose predecessor equals me is the token that followed me last time, and copying it predicts the repeat. "
-    "Training shows it as a sudden jump in accuracy, when both heads click together (Olsson et al., 2022). Often all "
-    "the layer-2 heads become induction heads and back each other up, so switching one off costs little; the single "
-    "previous-token head they all rely on is the bottleneck, and switching it off breaks the copy. "
+    "Training shows it as a sudden jump in accuracy, when both heads click together (Olsson et al., 2022). Several "
+    "layer-2 heads can become induction heads and back each other up, while the previous-token head they all rely "
+    f"on may have no backup. Measured on this screen's {task} model, on a fresh batch of 256 sequences. "
+    + claims.ablation_claim(*ui.ablation(task), blocks.previous_scores(run, task) if task == "repeat" else None) + " "
     "**Sort** needs a head that finds the smallest list digit not yet written; **reverse** a head that reads the "
     "mirror position, an anti-diagonal stripe.")
 ui.show_code(AttentionOnlyTransformer, head_scores.induction_score, head_scores.with_heads_off)

@@ -145,3 +145,9 @@ def show_repeated_probe(ids, symbols: str) -> None:
                f"({length} tokens). From token {second + 1}, the copy's first, each next token can be copied: an "
                f"induction head's row there puts its weight on the key just after the earlier copy of the current "
                f"token, a stripe {second - first - 1} keys left of the diagonal.")
+
+
+def previous_scores(run, task: str) -> list:
+    """(layers, heads) previous-token scores of the final model on the probe recorded in training."""
+    final = run.snapshots[max(run.snapshots)].float()  # (layers, heads, T, T)
+    return head_scores.scores_of(list(final.unsqueeze(1)), task, run.probe[None])["previous"].tolist()

@@ -39,8 +39,8 @@ with columns[3]:
 sweep = ui.why_scaling_sweep(int(samples), int(tokens), int(seed))
 picked = sweep[sweep["d_k"] == d_k].set_index("scores")  # the two rows at the chosen d_k
 groups = math.ceil(samples / tokens)
-st.caption(f"{samples:,} queries per d_k, each scoring {tokens} keys ({samples * tokens:,} scores per d_k). Queries "
-           f"come in {groups} groups of {tokens} that share their keys, like the rows of one {tokens} × {tokens} "
+st.caption(f"{samples:,} queries per d_k, each scoring {tokens:,} keys ({samples * tokens:,} scores per d_k). Queries "
+           f"come in {groups:,} groups of {tokens:,} that share their keys, like the rows of one {tokens:,} × {tokens:,} "
            f"attention matrix. Computed on the CPU with a private torch.Generator seeded from ({seed}, d_k).")
 
 # --- 1: variance ---------------------------------------------------------------------------------
@@ -80,7 +80,7 @@ st.markdown(
     f"Softmax turns score differences into weight ratios through exp, so scores that are tens of units apart "
     f"give almost all the weight to one key: unscaled, the largest weight climbs toward 1 and the entropy falls "
     f"toward 0 as d_k grows. Scaled, they stay near their d_k = 1 values. For reference, weights spread evenly over "
-    f"{tokens} keys have largest weight {1 / tokens:.4f} and entropy ln {tokens} = {math.log(tokens):.4f}; "
+    f"{tokens:,} keys have largest weight {1 / tokens:.4f} and entropy ln {tokens:,} = {math.log(tokens):.4f}; "
     f"a one-hot has 1 and 0."
 )
 

@@ -23,10 +23,10 @@ def scaling_curve(sweep: pd.DataFrame, y: str, title: str, chosen: int, log_y: b
 
 def saturation_by_measure(saturation: pd.DataFrame) -> pd.DataFrame:
     """experiments.saturation's rows as text, one column per setup and one row per measure (ten measures side by
-    side do not fit a slide; four setups do). The scores' mean and spread as they come, with thousands separators;
+    side do not fit a slide; four setups do). The scores' mean and spread to 4 significant digits (18,912, 0.4977);
     weights and shares (0 … 1) to 4 decimals, trailing zeros kept so the digits line up."""
     setups = [f"{row['inputs']} inputs, {row['weights']} weights" for _, row in saturation.iterrows()]
-    return pd.DataFrame({column: [numbers.plain(v) if column in ("score mean", "spread in a row") else numbers.places(v)
+    return pd.DataFrame({column: [numbers.significant(v) if column in ("score mean", "spread in a row") else numbers.places(v)
                                   for v in saturation[column]] for column in saturation.columns[2:]}, index=setups).T
 
 

@@ -2,7 +2,6 @@
 weights, scaled rows spread and unscaled rows sharp; and the all-positive saturation as its own experiment."""
 import math
 
-import numpy as np
 import pytest
 import torch
 
@@ -69,16 +68,6 @@ def test_sharpness_of_even_and_one_hot_rows():
     assert even["largest weight"] == pytest.approx(0.25) and even["entropy ÷ uniform"] == pytest.approx(1)
     one_hot = experiments.sharpness(torch.eye(4))
     assert one_hot == {"largest weight": 1.0, "entropy ÷ uniform": 0.0, "one-hot rows": 1.0}
-
-
-def test_a_long_row_draws_its_largest_keys_and_the_selected_one_not_the_first_64():
-    from attention_core.drawing import charts
-    row = np.zeros(1024)
-    row[[900, 700, 3]] = [0.5, 0.3, 0.1]
-    keys = charts.row_keys(row, 64)
-    assert len(keys) == 64 and {900, 700, 3} <= set(keys) and list(keys) == sorted(keys)
-    with_selected = charts.row_keys(np.arange(1024.0), 64, highlight=5)
-    assert 5 in with_selected and 1023 in with_selected and len(with_selected) == 64
 
 
 def test_the_softmax_screen_at_gpt2_small_states_its_weights_and_both_sharpness_numbers():

@@ -3,6 +3,8 @@
 At GPT-2 width x · x is one-hot on the diagonal, so softmax rounds every other key to 0.0000: ranked by its own
 numbers, the torch.softmax bars listed keys 1-16 (ties by index) beside the scores' 89, 121, 135 …
 """
+import re
+
 import numpy as np
 import torch
 
@@ -66,3 +68,28 @@ def test_scaled_and_unscaled_frames_list_the_same_keys_when_ranked_by_the_scores
     # Ranked by their own numbers, the unscaled frame's 0.0000 ties would pick other keys: the trap is real.
     own = view_payload(stack, [str(t) for t in range(TOKENS)], "weights", "share", frames=frames)
     assert own["meta"]["rank"] is None and sent_keys(own, "top", 0) != sent_keys(own, "top", 1)
+
+
+# The rule for every "largest" list (issue 35): sorted by value as printed, largest first; ties to the lower key;
+# masked keys never listed; the selected key, when not among them, apart (the browser's rowKeys: tests/js).
+
+def test_a_largest_list_is_ordered_by_value_with_ties_to_the_lower_key_and_no_masked_key():
+    from attention_core.lessons.claims import largest_keys
+    assert largest_keys([0.5, 0.0, 0.5, 0.0, 0.9], 3) == [4, 0, 2]  # by value, not by key; the tie: key 0 first
+    assert largest_keys([0.12341, 0.12344, 0.2], 3) == [2, 0, 1]  # equal as printed (0.1234): the lower key
+    assert largest_keys([3.0, 3.0, 3.0], 2) == [0, 1]  # all equal
+    assert largest_keys([1.0, -np.inf, 2.0, -np.inf], 4) == [2, 0]  # a causal row's −∞: never listed
+    assert largest_keys([1.0, 9.0, 2.0], 3, hidden=[False, True, False]) == [2, 0]  # masked: even the largest
+    assert largest_keys([-np.inf, -np.inf], 2) == [] and largest_keys([], 3) == []  # a fully masked row, none
+    row = np.random.default_rng(0).normal(size=50)
+    assert largest_keys(row, 5) == sorted(range(50), key=lambda j: (-round(row[j], 4), j))[:5]
+
+
+def test_the_mask_screens_leak_lists_its_largest_future_keys_largest_first():
+    from attention_core.lessons.claims import leak_claim
+    row = torch.tensor([0.30, 0.05, 0.01, 0.20, 0.04, 0.20, 0.02, 0.08, 0.10])  # (9,): query 1's unmasked weights
+    names = [f"w{j + 1}" for j in range(9)]
+    text = leak_claim(row, 0, names, "“w1”")
+    listed = [name for name in re.findall(r"“(w\d)” 0\.\d{4}", text) if name != "w1"]
+    assert listed == ["w4", "w6", "w9", "w8", "w2"], text  # 0.20, 0.20 (tie: the lower key), 0.10, 0.08, 0.05
+    assert "the 5 largest of 8 future tokens, largest first" in text

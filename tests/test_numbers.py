@@ -33,3 +33,11 @@ def test_counts_inside_latex_are_separated_with_braced_commas():
     from attention_core.drawing.text import abridged_sum_latex
     assert numbers.latex_whole(1022) == "1{,}022" and numbers.latex_whole(6) == "6"  # a bare comma sets a space
     assert r"_{1{,}022\text{ future}}" in abridged_sum_latex(lambda j: f"e^{j}", 2, future=1022)
+
+
+def test_significant_keeps_four_digits_a_reader_can_use():
+    """Issue 35: "18,911.6121" as a score mean; four significant digits, separators, never an exponent."""
+    assert numbers.significant(18911.6121) == "18,912" and numbers.significant(123.456) == "123.5"
+    assert numbers.significant(1.23456) == "1.235" and numbers.significant(0.0123456) == "0.01235"
+    assert numbers.significant(-0.49771) == "-0.4977" and numbers.significant(0) == "0"
+    assert numbers.significant(2.84e7) == "2.84 × 10⁷" and numbers.significant(float("inf")) == "inf"

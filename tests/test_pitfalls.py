@@ -23,7 +23,7 @@ def test_precedence_pitfall_divides_by_2_dk_and_gives_the_notes_numbers():
 def test_scaling_by_the_model_dimension_flattens_every_head():
     gen = torch.Generator().manual_seed(0)
     q, k = torch.randn(1, 4, 8, 16, generator=gen), torch.randn(1, 4, 8, 16, generator=gen)
-    result = pitfalls.scale_by_model_dim(q, k, d_model=64)
+    result = pitfalls.scale_by_model_dim(q, k, d_model=64, mask_bool=None)
     assert stages.entropy(result["wrong"]).mean() > stages.entropy(result["right"]).mean()
     torch.testing.assert_close(result["wrong"], torch.softmax(stages.attn_scores(q, k) / 8, dim=-1))
 

@@ -54,6 +54,10 @@ def test_a_teacher_and_two_students_count_reveal_and_see_where_they_stood(room):
     assert "Scores, one query at a time" not in _headings(one)  # the lesson waits for the teacher
     next(b for b in teacher.button if str(b.key).endswith(":room-reveal")).click().run()
     assert "Scores, one query at a time" in _headings(teacher)
+    # the teacher's screen keeps how the room split, beside the answer, the right bars marked
+    assert "The room's answers" in _headings(teacher) and page_text(teacher).count("2 answered") == 2
+    marked = [p.proto.text for p in teacher.get("progress") if "the answer" in p.proto.text]
+    assert len(marked) == 2 and any("**yes**, the answer: **2** (100%)" in m for m in marked), marked  # both said yes
     one.run()  # the student's wait (a timer in the browser) finds the reveal and shows the lesson
     assert "Scores, one query at a time" in _headings(one)
     said = [e.value.replace("\\", "") for kind in ("success", "info", "warning") for e in one.get(kind) if "You and" in e.value]

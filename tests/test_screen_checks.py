@@ -30,7 +30,7 @@ PITFALL_CLAIMS = {
     "softmax": "Each key's column sums to 1",
     "mask": "cannot be converted",
     "dropout": "the model's answers are random",
-    "heads": "flatter by a factor",
+    "heads": "flatter than intended (every score divided by √",
 }
 
 

@@ -102,7 +102,13 @@ def test_gpt2_small_renders_with_12_heads_of_64():
     heads = [im for im in at.get("image") if "head" in str(im.proto)]
     # 1024 tokens: images, not Altair cells; untrained heads there are one texture, so one row of 4 shows it
     # (twelve filled three slides with alike noise), and the sentence under them compares all twelve
-    assert len(heads) == 4 and "Drawing heads 1–4 of 12: untrained heads at this size look alike" in text
+    # (and, above 64 tokens where the view draws no map, the committed head's whole map under it)
+    whole = [im for im in heads if "its whole 1,024 × 1,024 map" in str(im.proto)]
+    assert len(whole) == 1 and len(heads) == 4 + 1 and "Drawing heads 1–4 of 12: untrained heads at this size " in text
+    # whether they "look alike" follows the distance the sentence under them states (claims.heads_claim)
+    alike = "The maps above are nearly the same" in text
+    assert ("untrained heads at this size look alike" in text) is alike
+    assert ("untrained heads at this size differ, but only by chance" in text) is not alike
     view = views(at)["heads_view"]
     assert view["meta"]["layout"] == "top" and len(view["cells"]) == 12 * 1024 * 32  # each row's 32 largest, per head
     assert [d["param"] for d in view["meta"]["frames"]["dims"]] == ["head"]  # one count: the Head slider alone
@@ -257,3 +263,12 @@ def test_a_wrapper_too_large_is_refused_even_where_every_count_fits_the_browser(
                      sections="all")
     assert calls == []
     assert any("1,024 heads at 8 tokens" in w.value for w in at.warning)
+
+
+def test_above_64_tokens_the_lesson_still_draws_the_heads_map():
+    """Issue 35: at GPT-2's 1,024 tokens the view sends only each row's largest weights (no map); the lesson draws
+    the committed head's whole map as an image under it, so the heads lesson shows a map at every size."""
+    at = open_screen("heads", preset="gpt2-small")
+    assert not at.exception
+    assert len(at.get("image")) >= 1
+    assert any("whole matrix" in m.value for m in at.markdown)

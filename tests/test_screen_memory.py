@@ -83,30 +83,31 @@ def test_tiny_inputs_still_draw(params):
     assert "`view` works without `contiguous()`" in page_text(at) if T == 1 else "RuntimeError" in page_text(at)
 
 
-def test_pickers_drawing_and_tuples_count_from_zero_as_pytorch_does():
-    """Issue 29: the pickers said "dim 1", drawn at "dim 0", in the tuple (0, 2, 3). One convention now, PyTorch's
-    0-based index, said once; the URL keeps its 1-based values, so an old link opens the same element."""
-    at = open_screen("memory", mem_token=3, mem_head=2, mem_dim=1)  # 1-based in the URL: the third token, ...
+def test_pickers_and_drawing_count_from_one_and_pytorchs_index_is_named_as_such():
+    """Issue 35: one convention across the app, tokens and heads counted from 1 on screen (the URL too); /memory
+    shows PyTorch's 0-based index only where it names it as PyTorch's (the code's indices, the table's tuples)."""
+    at = open_screen("memory", mem_token=3, mem_head=2, mem_dim=1)  # the third token, the second head, the first dim
     boxes = {key: at.selectbox(key=key) for key in ("mem_token", "mem_head", "mem_dim")}
     shown = {key: box.options[list(range(1, len(box.options) + 1)).index(box.value)] for key, box in boxes.items()}
-    assert shown["mem_token"].startswith("token 2 · ") and shown["mem_head"] == "head 1" and shown["mem_dim"] == "dim 0"
-    assert boxes["mem_head"].options == ["head 0", "head 1"] and boxes["mem_dim"].options == ["dim 0", "dim 1", "dim 2"]
+    assert shown["mem_token"].startswith("token 3 · ") and shown["mem_head"] == "head 2" and shown["mem_dim"] == "dim 1"
+    assert boxes["mem_head"].options == ["head 1", "head 2"] and boxes["mem_dim"].options == ["dim 1", "dim 2", "dim 3"]
     text = page_text(at)
-    assert text.count("Indices here are PyTorch's, counted from 0") == 1
-    assert "`queries[0, 2, 3]` before the split and `[0, 1, 2, 0]` after it" in text  # head_dim 3: 1 * 3 + 0
+    assert text.count("PyTorch's indices count from 0") == 1
+    assert "token 3, head 2, dim 1, is PyTorch's `queries[0, 2, 3]` before the split and `[0, 1, 2, 0]` after it" in text
     table = at.dataframe[0].value
-    picked = dict(zip(table["the chapter's code"], table["picked element"]))
+    picked = dict(zip(table["the chapter's code"], table["picked element (PyTorch's index, from 0)"]))
     assert picked["queries = self.W_query(x)"] == "(0, 2, 3)" and picked["queries = queries.transpose(1, 2)"] == "(0, 1, 2, 0)"
     frames = [frame for _, (frame, *_) in chart_frames(at)]
     storage, right = frames[0], frames[1]
     T = at.slider(key="mem_tokens").value
-    assert sorted(set(storage["label"]), key=lambda s: int(s[1:])) == [f"t{t}" for t in range(T)]
-    assert storage.loc[storage["picked"], "label"].tolist() == ["t2"] and storage.loc[storage["picked"], "col"].tolist() == [3]
-    assert sorted(set(right["panel_name"])) == ["head 0", "head 1"]
+    assert sorted(set(storage["label"]), key=lambda s: int(s[1:])) == [f"t{t}" for t in range(1, T + 1)]
+    assert storage.loc[storage["picked"], "label"].tolist() == ["t3"] and storage.loc[storage["picked"], "col"].tolist() == [3]
+    assert sorted(set(right["panel_name"])) == ["head 1", "head 2"]
     cell = right[right["picked"]].iloc[0]
-    assert (cell["panel_name"], cell["row"], cell["col"], cell["token"], cell["head"]) == ("head 1", 2, 0, 2, 1)
-    assert "token 0's 6 floats, then token 1's" in text and "head 0 reads offsets 0…2" in text
-    assert not any(s in text for s in ("token 1's 6 floats", "head 1 reads offsets", "head 2's"))
+    # Drawn where the picker says: head 2's panel, token 3's row, dim 1's column (token and head keep PyTorch's index).
+    assert (cell["panel_name"], cell["row"], cell["col"], cell["token"], cell["head"]) == ("head 2", 3, 1, 2, 1)
+    assert "token 1's 6 floats, then token 2's" in text and "head 1 reads offsets 0…2" in text
+    assert not any(s in text for s in ("token 0", "head 0", "dim 0"))
 
 
 def test_the_storage_pictures_are_big_enough_for_a_room():

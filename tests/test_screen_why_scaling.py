@@ -35,7 +35,8 @@ def test_renders_every_chart_and_the_numbers_of_the_experiment():
     assert len(saturation.columns) == 4  # a setup per column: the table fits a slide (ten columns did not)
     assert not saturation.isin(["-0.0000"]).any().any()  # a tiny negative entropy rounds to 0.0000, unsigned
     rand = experiments.saturation(seed=123)[0]
-    assert saturation.loc["spread in a row"].iloc[0] == f"{rand['spread in a row']:,.4f}".rstrip("0").rstrip(".")
+    # 4 significant digits, not "18,911.6121" (issue 35): the spread is in the thousands, whole numbers say it
+    assert saturation.loc["spread in a row"].iloc[0] == f"{round(rand['spread in a row']):,}"
     assert "," in saturation.loc["spread in a row"].iloc[0]  # thousands, with their separator
     text = page_text(at)
     assert "4,096 queries per d_k, each scoring 16 keys" in text

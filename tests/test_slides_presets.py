@@ -78,7 +78,7 @@ def test_the_run_leaves_them_out_says_which_and_why_and_keeps_named_screens(tmp_
         assert cli.chosen_screens(parse([]), params) == (list(BY_NAME), [])
     assert cli.chosen_screens(parse(["--keep-unchanged"]), GPT2) == (list(BY_NAME), [])
     assert cli.chosen_screens(parse(["--screens", "home", "scores"]), GPT2) == (["home", "scores"], [])
-    stale = tmp_path / "home__preset-gpt2-small__01.png"  # from an earlier run with --keep-unchanged
+    stale = tmp_path / "01-home__preset-gpt2-small__01.png"  # from an earlier run with --keep-unchanged
     stale.write_bytes(b"png")
     cli.leave_out(tmp_path, LEFT_OUT, GPT2, figures=False)
     said = capsys.readouterr().out

@@ -119,10 +119,15 @@ def test_large_map_zoom_window_moves_in_the_browser_with_the_values_python_sent(
             i, j = next((i, j) for i in range(82, 122) for j in range(70, min(i + 1, 110)) if (j in _largest(w, i)) == wanted)
             page.mouse.move(box["x"] + (j - 70 + 0.5) / 40 * box["width"], box["y"] + (i - 82 + 0.5) / 40 * box["height"])
             _check_readout(page.locator(".av-hover").inner_text(), w, i, j)
-        shown = [int(t.split()[0]) - 1 for t in page.locator(".av-bar:not([hidden]) .av-bar-label").all_inner_texts()]
-        assert shown == _largest(w, 100)  # each row's 32 largest travel, and the bars show them
+        labels = page.locator(".av-bar:not([hidden]) .av-bar-label").all_inner_texts()
+        shown = [int(t.removeprefix("selected: ").split()[0]) - 1 for t in labels]
+        ranked = sorted(_largest(w, 100), key=lambda j: (-round(w[100, j], 4), j))  # largest first, ties: lower key
+        apart = [] if 90 in ranked else [90]  # the selected key (91), when not among them, after them and labelled
+        assert shown == ranked + apart and [t.startswith("selected: ") for t in labels] == [False] * 32 + [True] * len(apart)
         values = page.locator(".av-bar:not([hidden]) .av-bar-value").all_inner_texts()
-        assert values == [f"{w[100, j]:.4f}" for j in shown]
+        assert values == [f"{w[100, j]:.4f}" for j in ranked] + [f"≤ {w[100, ranked[-1]]:.4f}"] * len(apart)
+        assert page.locator(".av-bars-title").first.inner_text().endswith(
+            "of 101 keys, largest first" + ("; then the selected key" if apart else ""))
         overview = page.locator(".av-overview canvas").bounding_box()  # a click centres the window there
         page.mouse.click(overview["x"] + 0.5 * overview["width"], overview["y"] + 0.25 * overview["height"])
         state = _view(page, "state")  # one screen pixel of the 300 px overview is 3.4 tokens

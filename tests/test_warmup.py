@@ -14,6 +14,7 @@ from conftest import APP, open_screen
 
 from attention_core.lessons import traces
 from ui.compute import byte_cache
+from screens.registry import STAGES
 from ui.server import warmup
 
 
@@ -69,6 +70,9 @@ def test_the_warmup_is_off_under_apptest_and_by_its_switch(monkeypatch):
     monkeypatch.setenv(warmup.ENV_VAR, "0")
     assert warmup.targets() == []
     monkeypatch.setenv(warmup.ENV_VAR, "book")
-    assert warmup.targets() == [("book", s) for s in ("heads", "scores", "softmax", "mask", "dropout")]
+    stages = [s.url_path for s in STAGES]  # the registry's stages, /heads (the dearest) first, then in its order
+    assert stages[:5] == ["scores", "softmax", "mask", "dropout", "heads"]
+    assert warmup.targets() == [("book", s) for s in ["heads"] + [s for s in stages if s != "heads"]]
     monkeypatch.delenv(warmup.ENV_VAR)
-    assert [p for p, _ in warmup.targets()] == ["gpt2-small"] * 5 + ["book"] * 5  # the dear preset first
+    n = len(stages)
+    assert [p for p, _ in warmup.targets()] == ["gpt2-small"] * n + ["book"] * n  # the dear preset first

@@ -82,7 +82,9 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
         frame["meaning"] = np.where(value >= 0.5, one, zero)
         frame["shade"] = value if mask_dark == 1 else 1 - value  # 1 = drawn dark (white text on it)
         light_first = [zero, one] if mask_dark == 1 else [one, zero]  # the palette is (light, dark)
-        fill = alt.Color("meaning:N", scale=alt.Scale(domain=light_first, range=scale.stops()), title="mask")
+        # Under the map: at the right its labels ("1 = future, blocked") widened the chart past a half-width column.
+        fill = alt.Color("meaning:N", scale=alt.Scale(domain=light_first, range=scale.stops()), title="mask",
+                         legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0))
         dark = 0.5
     else:
         # Masked cells take their grey from the condition; a finite shade keeps Vega from dropping them. The scale
@@ -153,17 +155,6 @@ def _contrast_threshold(frame: pd.DataFrame, kind: str) -> float:
     return 0.6 * spread if spread > 0 else math.inf
 
 
-def row_keys(values, limit: int, highlight: int | None = None) -> np.ndarray:
-    """Which keys of a row too long to draw whole get a bar: the `limit` largest values (ties: the
-    earlier key), always including `highlight`, in key order."""
-    values = np.nan_to_num(np.asarray(values, dtype=np.float64), nan=-np.inf)
-    order = np.argsort(-values, kind="stable")  # largest first; equal values keep key order
-    keys = order[:limit]
-    if highlight is not None and highlight not in keys:
-        keys = np.append(order[: limit - 1], highlight)
-    return np.sort(keys)
-
-
 def line_chart(frame: pd.DataFrame, x: str, y: str, color: str, title: str = "",
                log_x: bool = False, y_title: str | None = None, mark_x: float | None = None,
                log_y: bool = False) -> alt.Chart:
@@ -205,7 +196,47 @@ def to_spec(chart) -> dict:
     view = spec.get("config", {}).get("view", {})
     for default in ("continuousWidth", "continuousHeight"):  # Altair's theme defaults, not ours
         view.pop(default, None)
+    return accessible(spec)
+
+
+def accessible(spec: dict) -> dict:
+    """A chart that a screen reader reads as one picture with a name (WCAG 1.1.1): its title as the description, and
+    no ARIA roles on the marks and axes. Vega gives every mark group a role; a layered chart's empty or unnamed
+    layers then became nameless "graphics-symbol" groups (axe's svg-img-alt), which tell a listener nothing."""
+    if "description" not in spec:
+        spec["description"] = title_text(spec) or "A chart"
+    _no_mark_roles(spec)
     return spec
+
+
+def _no_mark_roles(part: dict) -> None:
+    """aria: false on every mark of the spec, its layers and concatenated views (Vega then leaves their groups
+    without a role: the chart's description names the whole picture)."""
+    mark = part.get("mark")
+    if isinstance(mark, str):
+        part["mark"] = {"type": mark, "aria": False}
+    elif isinstance(mark, dict):
+        mark["aria"] = False
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for child in part.get(key, []):
+            _no_mark_roles(child)
+    if isinstance(part.get("spec"), dict):  # a facet's or a repeat's inner view
+        _no_mark_roles(part["spec"])
+
+
+def title_text(spec: dict) -> str:
+    """The chart's title as plain text (a string, a list of lines, or {"text": ...}), else its first layer's."""
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(map(str, title))
+    if title:
+        return str(title)
+    for part in spec.get("layer", []) + spec.get("hconcat", []) + spec.get("vconcat", []) + spec.get("concat", []):
+        if found := title_text(part):
+            return found
+    return ""
 
 
 def styled(chart, font_scale: float = 1.0):
@@ -239,15 +270,25 @@ def _pair_scale(values) -> alt.Scale:
     return alt.Undefined
 
 
+LINE_DASHES = ([1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [12, 4], [4, 4, 1, 4], [1, 3], [10, 2, 2, 2, 2, 2])
+POINT_SHAPES = ("circle", "square", "triangle-up", "diamond", "cross", "triangle-down", "triangle-right", "stroke")
+
+
 def loglog(frame: pd.DataFrame, y: str, title: str, y_title: str, colours: dict[str, str]) -> alt.Chart:
     """Lines over sequence length, both axes logarithmic: a power law T^k is a straight line of slope k.
     frame: tokens, label, y; colours: label -> colour, in legend order (labels absent from frame are left out)."""
     shown = [label for label in colours if label in set(frame["label"])]
     scale = alt.Scale(domain=shown, range=[colours[label] for label in shown])
-    return alt.Chart(frame).mark_line(point=True).encode(
+    # A second cue beside colour (WCAG 1.4.1): each line its own dash and point shape, in the same legend
+    dashes = alt.Scale(domain=shown, range=[LINE_DASHES[n % len(LINE_DASHES)] for n in range(len(shown))])
+    shapes = alt.Scale(domain=shown, range=[POINT_SHAPES[n % len(POINT_SHAPES)] for n in range(len(shown))])
+    return alt.Chart(frame).mark_line(point=alt.OverlayMarkDef(size=60, filled=True)).encode(
         x=alt.X("tokens:Q", scale=alt.Scale(type="log", base=2), title="sequence length T (tokens)",
                 axis=alt.Axis(values=sorted(frame["tokens"].unique().tolist()), format=",d")),
         y=alt.Y(f"{y}:Q", scale=alt.Scale(type="log"), title=y_title),
-        color=alt.Color("label:N", scale=scale, title=None, legend=alt.Legend(labelLimit=0)),
+        # one legend: the same field and title on the three channels merge into one entry per line
+        color=alt.Color("label:N", scale=scale, title=None, legend=alt.Legend(labelLimit=0, symbolStrokeWidth=3)),
+        strokeDash=alt.StrokeDash("label:N", scale=dashes, title=None, legend=alt.Legend(labelLimit=0)),
+        shape=alt.Shape("label:N", scale=shapes, title=None, legend=alt.Legend(labelLimit=0)),
         tooltip=["tokens:Q", "label:N", alt.Tooltip(f"{y}:Q", format=",.3f")],
     ).properties(title=title, height=320)

@@ -23,9 +23,12 @@ REDBLUE_HEX = ("#053061", "#4393c3", "#f7f7f7", "#d6604d", "#67001f")  # its mid
 # A mask has two values, 0 and 1: two flat tones, no ramp (their meaning depends on the mask, see mask_legend).
 MASK_HEX = ("#f3f4f6", "#1f2937")
 MASKED_HEX, MASKED_STRIPE_HEX = "#9ca3af", "#e5e7eb"  # masked cells: grey, hatched with the stripe in images
-# The efficiency plots: one colour per attention method, the same on every chart (red: the course's T×T way).
-METHOD_HEX = {"course": "#dc2626", "sdpa": "#1d4ed8", "flash": "#60a5fa", "efficient": "#0d9488",
-              "cudnn": "#7c3aed", "math": "#f59e0b", "computed": MASKED_HEX}
+# Lines and series told apart by colour: Okabe and Ito's palette, distinct under every common colour blindness
+# (its yellow, 1.2 : 1 on white, left out for Paul Tol's olive). Charts add a second cue (a dash, a point shape).
+CATEGORICAL_HEX = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#999933")
+# The efficiency plots: one colour per attention method, the same on every chart (vermilion: the course's T×T way).
+METHOD_HEX = {"course": "#d55e00", "sdpa": "#0072b2", "flash": "#56b4e9", "efficient": "#009e73",
+              "cudnn": "#cc79a7", "math": "#e69f00", "computed": MASKED_HEX}
 
 
 def rgb_of(hex_colour: str) -> tuple[int, int, int]:

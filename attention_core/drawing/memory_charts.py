@@ -8,7 +8,10 @@ PyTorch's, 0-based, everywhere: token 0, head 0, dim 0 are the first of each.
 import altair as alt
 import pandas as pd
 
-HEAD_HUES = [(37, 99, 235), (234, 88, 12), (22, 163, 74), (147, 51, 234)]  # blue, orange, green, purple
+from attention_core.drawing.colour import CATEGORICAL_HEX, rgb_of
+
+# The heads' hues: the first four of colour.CATEGORICAL_HEX (blue, vermilion, green, purple), apart under colour blindness
+HEAD_HUES = [rgb_of(hex_colour) for hex_colour in CATEGORICAL_HEX[:4]]
 
 
 def cell_colour(head: int, token: int, tokens: int) -> str:
@@ -26,13 +29,19 @@ def _ink(fill: str) -> str:
 
 def cell_frame(cells: list[dict], tokens: int, text: str = "offset") -> pd.DataFrame:
     """cells from memory_layout (panel, row, col, offset, token, head, value, picked), with colours and the
-    text printed in each cell: its storage offset, or 't<token>' for the flat storage. Every index stays
-    PyTorch's, 0-based, as in the table and the pickers of the screen: token 0 is the first token."""
+    text printed in each cell: its storage offset, or 't<token>' for the flat storage, counted from 1 as on every
+    screen (t1 is the first token). The columns token and head keep PyTorch's 0-based index."""
     frame = pd.DataFrame(cells)
     frame["fill"] = [cell_colour(h, t, tokens) for h, t in zip(frame["head"], frame["token"])]
     frame["ink"] = [_ink(f) for f in frame["fill"]]
-    frame["label"] = frame["offset"].astype(str) if text == "offset" else "t" + frame["token"].astype(str)
+    frame["label"] = frame["offset"].astype(str) if text == "offset" else "t" + (frame["token"] + 1).astype(str)
     return frame
+
+
+def from_one(frame: pd.DataFrame) -> pd.DataFrame:
+    """A split's cells with its rows (tokens) and columns (dims) numbered from 1 on the axes, as on every screen;
+    a storage picture's axes are offset arithmetic (÷, mod) and stay from 0."""
+    return frame.assign(row=frame["row"] + 1, col=frame["col"] + 1)
 
 
 CELL_PX = 36  # a cell's side at font scale 1: two or three digits at a readable size
@@ -50,13 +59,14 @@ def cell_size(columns: int, font_scale: float = 1.0, room: str = "full", rows: i
 def memory_cells(frame: pd.DataFrame, title: str, panel: str | None = None, row: str = "row",
                  col: str = "col", cell: int = CELL_PX) -> alt.Chart:
     """One square per float, `cell` pixels a side, its text scaled with it; `panel` names the facets (e.g.
-    'head', numbered from 0), None for one picture."""
+    'head', numbered from 1), None for one picture."""
     axis = dict(labelFontSize=round(cell * 0.36), titleFontSize=round(cell * 0.38))  # the room's size, as the cells
     base = alt.Chart().encode(
         x=alt.X("col:O", title=col, axis=alt.Axis(labelAngle=0, **axis)),
         y=alt.Y("row:O", title=row, axis=alt.Axis(**axis)),
-        tooltip=[alt.Tooltip("offset:Q", title="storage offset"), alt.Tooltip("token:Q", title="token (0-based)"),
-                 alt.Tooltip("head:Q", title="head (0-based)"), alt.Tooltip("value:Q", format=".4f")],
+        tooltip=[alt.Tooltip("offset:Q", title="storage offset"),
+                 alt.Tooltip("token:Q", title="token index (PyTorch, from 0)"),
+                 alt.Tooltip("head:Q", title="head index (PyTorch, from 0)"), alt.Tooltip("value:Q", format=".4f")],
     )
     rects = base.mark_rect().encode(
         color=alt.Color("fill:N", scale=None),
@@ -67,7 +77,7 @@ def memory_cells(frame: pd.DataFrame, title: str, panel: str | None = None, row:
     width = height = alt.Step(cell)  # a fixed size per cell, as the heatmaps do
     if panel is None:
         return alt.layer(rects, text, data=frame).properties(width=width, height=height, title=title)
-    frame = frame.assign(panel_name=[f"{panel} {p}" for p in frame["panel"]])
+    frame = frame.assign(panel_name=[f"{panel} {p + 1}" for p in frame["panel"]])  # head 1 is the first head
     layered = alt.layer(rects, text).properties(width=width, height=height)
     header = alt.Header(labelFontSize=round(cell * 0.45), labelColor="#111827")
     return layered.facet(column=alt.Column("panel_name:N", title=None, sort=None, header=header),

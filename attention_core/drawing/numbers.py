@@ -62,6 +62,19 @@ def plain(number: float) -> str:
     return scientific(number, 3, trim=True)
 
 
+def significant(number: float, digits: int = 4) -> str:
+    """A measured size to `digits` significant digits, with thousands separators and never in exponent form:
+    18911.6121 -> "18,912", 123.456 -> "123.5", 1.23456 -> "1.235", 0.0123456 -> "0.01235", from 10^5 as plain()
+    writes it ("2.84 × 10⁷"). For scores' means and
+    spreads, whose 4th decimal at 18,911 says nothing a reader can use."""
+    if number == 0 or not math.isfinite(number):
+        return "0" if number == 0 else fixed(number)
+    if abs(number) >= 1e5:  # as plain() writes it: 2.84 × 10⁷
+        return scientific(number, digits - 2, trim=True)
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(number))))
+    return places(round(number, decimals), decimals)
+
+
 def scientific(number: float, decimals: int = 1, trim: bool = False) -> str:
     """Plain-text scientific notation: 4.8e-07 -> "4.8 × 10⁻⁷", 1e-05 -> "10⁻⁵" (a mantissa of 1 is left out),
     0 -> "0". A fixed number of decimals (differences, gradients: one column, one look); trim drops trailing zeros."""

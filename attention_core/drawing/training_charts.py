@@ -33,11 +33,16 @@ def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6, font_sc
     as `data`, so that scrubbing the training step sends new data to the same Vega view (cheap)
     instead of a new spec.
     """
-    # Presenter mode: labels that read on a projector, cells a third larger (four maps still fit a row).
-    labels_px, titles_px, cell = 8 * font_scale, 11 * font_scale, round(cell * min(font_scale, 4 / 3))
-    x = alt.X("key:N", sort=labels, title="key",
-              axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px, labelAngle=-90))
-    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px))
+    # Presenter mode: labels that read on a projector (16 px at the slides' 1.6, not 12.8), cells as tall as a label
+    # where a row of maps still fits a slide (1,400 px); where it does not, every other label is left out (parity).
+    labels_px, titles_px = (8 if font_scale == 1 else 10) * font_scale, 11 * font_scale
+    cell = round(cell * min(font_scale, 4 / 3)) if font_scale == 1 else max(
+        round(cell * 4 / 3), min(round(labels_px) + 2, 1400 // max(1, heads * len(labels))))
+    overlap = "parity" if cell < labels_px else False
+    x = alt.X("key:N", sort=labels, title="key", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px,
+                                                               labelAngle=-90, labelOverlap=overlap))
+    y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px,
+                                                                   labelOverlap=overlap))
     rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
         x=x, y=y, color=alt.Color("weight:Q", scale=alt.Scale(**colour.WEIGHTS.vega()), title="weight"),
         tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])

@@ -8,6 +8,7 @@ calls that varied a lot (other programs on the processor), calls too short for t
 tensors that outgrew the processor's cache. Plain Python: no Streamlit.
 """
 from attention_core.drawing.numbers import size_in_bytes
+from attention_core.lessons.claims import change_words
 
 SAME_WITHIN = 1.1  # medians within 10 % of each other: "about as fast"
 QUADRATIC = 4.0  # doubling T quadruples the T × T work
@@ -33,6 +34,23 @@ def growth_words(growth: float) -> str:
         return f"× {growth:.1f}, close to the × {QUADRATIC:.0f} that its T × T work predicts"
     side = "below" if growth < NEAR[0] else "above"
     return f"× {growth:.1f}, well {side} the × {QUADRATIC:.0f} that its T × T work predicts"
+
+
+def growth_sentence(found: dict) -> str:
+    """From T/2 to T, how the course version's time moved, with both times. A time that fell or stayed the same
+    while the work grew fourfold, or calls that varied a lot, cannot be read against the × 4: the sentence says so
+    instead of "grew × 0.4, well below the × 4"."""
+    t, growth, half_s, now_s = found["tokens"], found["growth_from_half"], found["course_half_s"], found["course_s"]
+    start = f"From T = {t // 2:,} to {t:,} the course version's time"
+    times = f"({half_s * 1e3:,.2f} → {now_s * 1e3:,.2f} ms)"
+    if growth < SAME_WITHIN:  # fell, or about the same
+        return (f"{start} {change_words(half_s, now_s, SAME_WITHIN)} {times} while its T × T work grew × "
+                f"{QUADRATIC:.0f}: the measurement is too noisy to read.")
+    spread = found.get("spread")
+    if spread is not None and spread >= NOISY:
+        return (f"{start} grew × {growth:.1f} {times}, but its calls varied too much for that to be read against "
+                f"the × {QUADRATIC:.0f} that its T × T work predicts: the measurement is too noisy to read.")
+    return f"{start} grew {growth_words(growth)} {times}."
 
 
 def reasons(found: dict, far: bool, faster: bool) -> list[str]:
@@ -75,6 +93,6 @@ def verdict(found: dict) -> str:
             f"{size_in_bytes(found['sdpa_bytes'])} (fused) and {size_in_bytes(found['course_bytes'])} (course).")
     growth = found.get("growth_from_half")
     if growth is not None:
-        text += f" From T = {t // 2:,} to {t:,} the course version's time grew {growth_words(growth)}."
+        text += " " + growth_sentence(found)
     far = growth is not None and not NEAR[0] <= growth <= NEAR[1]
     return " ".join([text, *reasons(found, far, words.endswith("faster"))])

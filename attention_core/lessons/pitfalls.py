@@ -1,7 +1,9 @@
 """Mistakes people really make with attention, each computed next to the right version.
 
 Every function returns plain results (tensors, shapes or the error PyTorch raises) so a screen can
-show the wrong code's numbers beside the right ones, and a test can check the claim.
+show the wrong code's numbers beside the right ones, and a test can check the claim. Each takes the lesson's own
+matrix (its scores, with its mask and its d_k) and changes only the mistake: the right version is the lesson's
+numbers (tests/test_mistakes_on_the_lesson.py), never softmax over keys the lesson masks.
 """
 import torch
 
@@ -15,20 +17,24 @@ def precedence(attn_scores: torch.Tensor, d_k: int) -> dict:
             "right": torch.softmax(attn_scores / d_k**0.5, dim=-1)}
 
 
-def scale_by_model_dim(queries: torch.Tensor, keys: torch.Tensor, d_model: int) -> dict:
+def scale_by_model_dim(queries: torch.Tensor, keys: torch.Tensor, d_model: int, mask_bool: torch.Tensor | None) -> dict:
     """Multi-head scores scaled by sqrt(d_model) instead of sqrt(head_dim): too flat by sqrt(h).
 
-    queries, keys: (b, h, T, head_dim).
+    queries, keys: (b, h, T, head_dim); mask_bool: (T, T) the lesson's mask (True on a future key), or None. The
+    scores are masked as the lesson's are, so only the divisor differs from its weights.
     """
     scores = stages.attn_scores(queries, keys)  # (b, h, T, T)
-    return {"wrong": torch.softmax(scores / d_model**0.5, dim=-1),
-            "right": torch.softmax(scores / keys.shape[-1]**0.5, dim=-1)}
+    masked = scores if mask_bool is None else scores.masked_fill(mask_bool, -torch.inf)
+    return {"wrong": torch.softmax(masked / d_model**0.5, dim=-1),
+            "right": torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)}
 
 
-def softmax_wrong_dim(attn_scores: torch.Tensor) -> dict:
-    """softmax(dim=0) normalises each key's column: the rows (what a query mixes) no longer sum to 1."""
-    wrong = torch.softmax(attn_scores, dim=0)
-    right = torch.softmax(attn_scores, dim=-1)
+def softmax_wrong_dim(attn_scores: torch.Tensor, d_k: int | None = None) -> dict:
+    """softmax(dim=0) normalises each key's column: the rows (what a query mixes) no longer sum to 1.
+    attn_scores: (T, T) the lesson's scores; d_k: its scaling (None: unscaled), so the right version is its weights."""
+    scaled = attn_scores if d_k is None else attn_scores / d_k**0.5  # (T, T)
+    wrong = torch.softmax(scaled, dim=0)
+    right = torch.softmax(scaled, dim=-1)
     return {"wrong": wrong, "right": right, "wrong_row_sums": wrong.sum(dim=-1), "right_row_sums": right.sum(dim=-1)}
 
 
@@ -38,8 +44,10 @@ def future_leak(unmasked_weights: torch.Tensor) -> torch.Tensor:
     return (unmasked_weights * future).sum(dim=-1)
 
 
-def mask_value_in_float16(attn_scores: torch.Tensor) -> dict:
-    """-1e9 does not fit in float16 (max 65504): masked_fill raises; -inf works in every dtype."""
+def mask_value_in_float16(attn_scores: torch.Tensor, d_k: int | None = None) -> dict:
+    """-1e9 does not fit in float16 (max 65504): masked_fill raises; -inf works in every dtype.
+    attn_scores: (T, T) the lesson's unmasked scores; d_k: its scaling, so the right version is its weights (in
+    float16's precision)."""
     half = attn_scores.half()
     future = stages.causal_mask(half.shape[-1], half.device).bool()
     try:
@@ -47,7 +55,7 @@ def mask_value_in_float16(attn_scores: torch.Tensor) -> dict:
         error = None
     except RuntimeError as caught:
         error = str(caught).splitlines()[0]
-    right = torch.softmax(half.masked_fill(future, -torch.inf).float(), dim=-1)
+    right = torch.softmax(half.masked_fill(future, -torch.inf).float() / (d_k or 1)**0.5, dim=-1)  # (T, T)
     return {"error": error, "right": right}
 
 

@@ -10,15 +10,17 @@ from pathlib import Path
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 from screens.registry import BY_NAME
 
+from . import check
+from .check_js import CANVAS_TEXT, MEASURE, SKIP
 from .cutting import HEIGHT, TOP_BAND, WIDTH, layout_slides, small_text
-from .naming import stem, with_presenter
+from .naming import numbered, stem, with_presenter
 from .page_js import HIDE_CHROME, LAYOUT, PROBLEMS, READY
 
 
 @contextmanager
-def served(app: Path):
-    """The app headless on a free port; yields its base URL."""
-    with streamlit_server(app) as (base, _proc, _log):
+def served(app: Path, timeout_s: float = 60):
+    """The app headless on a free port; yields its base URL (a busy machine may take minutes to start it)."""
+    with streamlit_server(app, start_timeout=max(60, timeout_s)) as (base, _proc, _log):
         yield base
 
 
@@ -42,19 +44,20 @@ def page_not_found(page) -> bool:
 
 def open_screen(page, url: str, timeout_s: float) -> list[str]:
     """Load one screen; return the text of every exception and st.error on it."""
-    page.goto(url, wait_until="domcontentloaded")
+    page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)  # not Playwright's 30 s: a busy machine
     wait_ready(page, timeout_s)
     # The common mistakes draw each wrong version in an error box on purpose: those are lessons, not problems.
     problems = [t.strip() for t in page.evaluate(
-        "sel => [...document.querySelectorAll(sel)].filter(e => !e.closest('[class*=\"-mistakes\"]')).map(e => e.innerText)",
-        PROBLEMS)]
+        "([sel, skip]) => [...document.querySelectorAll(sel)].filter(e => !e.closest('[class*=\"-mistakes\"]')"
+        " && !e.closest(skip)).map(e => e.innerText)", [PROBLEMS, SKIP])]
     if page_not_found(page):
         problems.append("Page not found")
     return problems
 
 
 def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list[Path], list[str], list[str]]:
-    """One screen's images, the problems on it, and a note per scaled-down slide."""
+    """One screen's images, the problems on it, and a note per scaled-down slide. The check's findings go to
+    args.reports (a SlideReport per slide) and args.skipped ({screen: texts left out for the teacher})."""
     url = f"{base}/{path}?{query}"
     problems = open_screen(page, url, args.timeout)
     width, height = WIDTH / args.zoom, HEIGHT / args.zoom  # one slide in CSS pixels
@@ -73,10 +76,18 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
     page.set_viewport_size({"width": round(width), "height": page.evaluate(LAYOUT, height)["height"] + round(height)})
     wait_ready(page, args.timeout)
     layout = page.evaluate(LAYOUT, height)
+    measured = page.evaluate(MEASURE, SKIP)
+    if measured["skipped"]:
+        args.skipped[name] = (["the whole screen"] if measured["whole"] else []) + measured["skipped"]
     for stale in out.glob(f"{name}__[0-9][0-9].png"):  # from an earlier, longer run of this screen
         stale.unlink()
+    if measured["whole"]:  # nothing on it for a class (ui.for_the_teacher(..., whole_screen=True))
+        page.set_viewport_size({"width": round(width), "height": round(height)})
+        return [], problems, []
     files, scaled = [], []
-    for i, slide in enumerate(layout_slides(layout, height, TOP_BAND, args.zoom), 1):
+    slides = layout_slides(layout, height, TOP_BAND, args.zoom)
+    captions = check.caption_flags(layout["blocks"], [(s.start, s.stop) for s in slides])
+    for i, slide in enumerate(slides, 1):
         top = slide.start - slide.band
         tall = max(height, slide.stop - top)  # a unit taller than a slide: captured whole, then scaled to fit
         page.evaluate("""([top, stop, bottom, bg, height]) => {
@@ -88,9 +99,15 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
         }""", [top, slide.start, slide.stop, layout["bg"], tall])
         file = out / f"{name}__{i:02d}.png"
         shot = page.screenshot(animations="disabled", clip={"x": 0, "y": top, "width": width, "height": tall})
-        fit_slide(shot, layout["bg"], args.scale).save(file)
+        image = fit_slide(shot, layout["bg"], args.scale)
+        image.save(file)
         page.evaluate("document.querySelectorAll('.slides-band').forEach(d => d.remove())")
         files.append(file)
+        args.reports.append(check.SlideReport(file.name, check.cut_flags(measured, slide.start, slide.stop)
+                                              + check.small_text_flags(measured, slide.start, slide.stop,
+                                                                       slide.scale, args.zoom)
+                                              + captions.get(i - 1, [])
+                                              + check.fill_flag(check.filled(image, layout["bg"]))))
         if slide.scale < 1:
             size = small_text(slide.fonts)
             px = args.zoom * slide.scale  # image pixels per CSS pixel of text, on a 1920 x 1080 slide
@@ -116,31 +133,37 @@ def fit_slide(png: bytes, background: str, scale: float):
     return slide
 
 
-def screenshots(args, params: list[tuple[str, str]], screens: list[str]) -> int:
+def screenshots(args, params: list[tuple[str, str]], screens: list[str]) -> tuple[int, int]:
+    """Every screen as slides: (errors on screen, slides the check flags)."""
     from playwright.sync_api import Error as PlaywrightError, sync_playwright
     if not Path(CHROMIUM).exists():
         sys.exit(f"Chromium not found at {CHROMIUM} (Debian: apt-get install chromium, or set $CHROMIUM)")
     query = urllib.parse.urlencode(with_presenter(params, args.presenter, args.sections)
                                    + [("embed", "true"), ("embed_options", "light_theme")])
     failed, scaled = 0, []
-    with (nullcontext(args.url.rstrip("/")) if args.url else served(Path(args.app).resolve())) as base, \
+    args.reports, args.skipped = [], {}
+    with (nullcontext(args.url.rstrip("/")) if args.url else served(Path(args.app).resolve(), args.timeout)) as base, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport={"width": round(WIDTH / args.zoom), "height": round(HEIGHT / args.zoom)},
                                           device_scale_factor=args.scale * args.zoom, color_scheme="light")
             context.add_init_script(HIDE_CHROME)
+            context.add_init_script(CANVAS_TEXT)
             page = context.new_page()
             for screen in screens:
                 began = time.time()
                 try:
                     path = BY_NAME[screen].url_path if screen in BY_NAME else screen  # --app: any URL path
-                    files, problems, notes = shoot(page, base, path, query, stem(screen, params), args)
+                    files, problems, notes = shoot(page, base, path, query, stem(numbered(screen, screens), params),
+                                                   args)
                 except PlaywrightError as error:  # a timeout: report it, go on with the next screen
                     files, problems, notes = [], [f"{type(error).__name__}: {str(error).splitlines()[0]}"], []
                     page.set_viewport_size({"width": round(WIDTH / args.zoom), "height": round(HEIGHT / args.zoom)})
                 print(f"{screen}: {len(files)} image(s) in {time.time() - began:.1f} s: "
-                      + ", ".join(str(f) for f in files) + "".join(f"\n  {n}" for n in notes))
+                      + ", ".join(str(f) for f in files) + "".join(f"\n  {n}" for n in notes)
+                      + "".join(f"\n  flagged {r.file}: {flag}" for r in args.reports[-len(files):] if files
+                                for flag in r.flags), flush=True)
                 scaled += notes
                 for problem in problems:
                     failed += 1
@@ -150,7 +173,19 @@ def screenshots(args, params: list[tuple[str, str]], screens: list[str]) -> int:
     with_text = [note for note in scaled if _px(note)]
     print(f"{len(scaled)} slide(s) scaled down to fit"
           + (f"; the smallest small text on them: {min(with_text, key=_px)}" if with_text else ""))
-    return failed
+    return failed, (write_check(args, params) if args.layout == "pages" else 0)
+
+
+def write_check(args, params: list[tuple[str, str]]) -> int:
+    """The deck's check (check.py), printed and written beside the slides; the number of slides it flags."""
+    lines = check.report_lines(args.reports, args.skipped)
+    report = Path(args.out) / f"{stem('check', params)}.txt"
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if args.skipped:  # beside the preset's left-out screens (cli.leave_out), if any
+        with open(Path(args.out) / f"{stem('left-out', params)}.txt", "a", encoding="utf-8") as note:
+            note.write("".join(f"{line}\n" for line in check.skipped_lines(args.skipped)))
+    print("check: " + "\ncheck: ".join(lines) + f"\n(the check's report: {report})")
+    return sum(1 for r in args.reports if r.flags)
 
 
 def _px(note: str) -> float:

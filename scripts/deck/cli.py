@@ -8,7 +8,7 @@ from pathlib import Path
 from screens.registry import BY_NAME
 
 from . import ROOT
-from .naming import stem
+from .naming import numbered, stem
 from .presets import left_out_note, unchanged
 
 ZOOM = 1.0  # default --zoom: presenter mode is laid out for a 1920-wide page; above 1.2 its heatmaps overflow columns
@@ -37,6 +37,10 @@ def make_parser(description: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=90, help="seconds to wait for one screen (default 90)")
     parser.add_argument("--figures", action="store_true",
                         help="instead of screenshots: every chart as PNG and SVG, rendered offline by vl-convert")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 when the deck's check flags a slide (something cut at an edge, text under 16 px, "
+                             "a slide under a quarter filled, a caption apart from its picture); every run reports "
+                             "them, and writes check__<params>.txt beside the slides")
     parser.add_argument("--keep-unchanged", action="store_true",
                         help="at a preset other than the book's (--params preset=gpt2-small), make the screens the "
                              "preset does not change too; by default the run leaves them out and says which")
@@ -56,13 +60,15 @@ def chosen_screens(args, params: list[tuple[str, str]]) -> tuple[list[str], list
 def leave_out(out: Path, left: list[str], params: list[tuple[str, str]], figures: bool) -> None:
     """Say which screens were left out and why, on stdout and in a text file beside the slides; remove their
     images of an earlier run at this preset, so the folder holds what the note says."""
+    file = out / f"{stem('left-out', params)}.txt"
+    file.unlink(missing_ok=True)  # an earlier run's: this run writes its own (and capture.py the boxes it left out)
     if not left:
         return
     note = left_out_note(left, params)
     print(note)
-    (out / f"{stem('left-out', params)}.txt").write_text(note + "\n", encoding="utf-8")
+    file.write_text(note + "\n", encoding="utf-8")
     for screen in left:
-        for stale in out.glob(f"{stem(screen, params)}__{'chart' if figures else ''}[0-9][0-9]*.*"):
+        for stale in out.glob(f"{stem(numbered(screen, left), params)}__{'chart' if figures else ''}[0-9][0-9]*.*"):
             stale.unlink()
 
 
@@ -80,13 +86,16 @@ def main(argv=None, description: str | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     leave_out(out, left, params, args.figures)
     began = time.time()
+    flagged = 0
     if args.figures:
         from .figures import export_figures
         failed = export_figures(args, params, screens)
     else:
         from .capture import screenshots
-        failed = screenshots(args, params, screens)
+        failed, flagged = screenshots(args, params, screens)
     print(f"wrote to {out.resolve()} in {time.time() - began:.1f} s")
     if failed:
         print(f"{failed} error(s) on screen: see above", file=sys.stderr)
-    return 1 if failed else 0
+    if flagged and args.strict:
+        print(f"--strict: the check flagged {flagged} slide(s): see above", file=sys.stderr)
+    return 1 if failed or (flagged and args.strict) else 0

@@ -9,7 +9,7 @@ from xml.etree import ElementTree
 from screens.registry import BY_NAME
 
 from .cutting import HEIGHT, WIDTH
-from .naming import slug, stem, with_presenter
+from .naming import numbered, slug, stem, with_presenter
 
 
 def arrow_records(raw: bytes) -> list[dict]:
@@ -86,12 +86,13 @@ def export_figures(args, params: list[tuple[str, str]], screens: list[str]) -> i
         lessons = {e.value for box in at.expander if box.label == "Common mistakes" for e in box.error}  # wrong on purpose
         problems = ([str(e.value).splitlines()[0] for e in at.exception]
                     + [str(e.value) for e in at.error if e.value not in lessons])
-        for stale in out.glob(f"{stem(screen, params)}__chart[0-9][0-9]_*.*"):  # from an earlier run
+        named = stem(numbered(screen, screens), params)  # sorts in the sidebar's order
+        for stale in out.glob(f"{named}__chart[0-9][0-9]_*.*"):  # from an earlier run
             stale.unlink()
         files = []
         for i, chart in enumerate(at.get("vega_lite_chart"), 1):
             spec = standalone(chart.proto)
-            name = f"{stem(screen, params)}__chart{i:02d}_{slug(chart_title(spec), 50)}"
+            name = f"{named}__chart{i:02d}_{slug(chart_title(spec), 50)}"
             svg = vlc.vegalite_to_svg(json.dumps(spec, allow_nan=False))
             root = ElementTree.fromstring(svg)
             width, height = float(root.get("width")), float(root.get("height"))

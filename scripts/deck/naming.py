@@ -21,3 +21,16 @@ def with_presenter(params: list[tuple[str, str]], presenter: bool, sections: str
     given = {name for name, _ in params}
     return (params + ([("presenter", "1")] if presenter and "presenter" not in given else [])
             + ([("open", sections)] if sections not in ("", "none") and "open" not in given else []))
+
+
+def numbered(screen: str, run: list[str]) -> str:
+    """The screen's name after its place in the sidebar (screens/registry.py), so that file names sort in the
+    sidebar's order: "01-home", "02-scores", ... A screen outside the registry (--app) comes after them, in the
+    run's order."""
+    from screens.registry import BY_NAME
+    order = list(BY_NAME)
+    if screen in BY_NAME:
+        place = order.index(screen) + 1
+    else:
+        place = len(order) + 1 + [s for s in run if s not in BY_NAME].index(screen)
+    return f"{place:02d}-{screen}"

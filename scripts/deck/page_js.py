@@ -1,14 +1,18 @@
 """The JavaScript the slides run in the page: hide the chrome, wait until drawn, and read the layout."""
 
+from .check_js import SKIP
+
 # Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header goes too.
+# What the app marks as for the teacher alone (check_js.SKIP: a download command, a missing file) goes as well.
 # Injected before the app renders, so charts are laid out at the full width from the start.
 HIDE_CHROME = """(() => {
+  const SKIP = '%s';
   const css = '[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],'
-    + ' [data-testid="stExpandSidebarButton"], [data-testid="stHeader"] { display: none !important; }';
+    + ' [data-testid="stExpandSidebarButton"], [data-testid="stHeader"], ' + SKIP + ' { display: none !important; }';
   const add = () => { const s = document.createElement('style'); s.textContent = css;
                       document.head.appendChild(s); };
   if (document.head) add(); else document.addEventListener('DOMContentLoaded', add);
-})()"""
+})()""".replace("%s", SKIP)
 
 PROBLEMS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
@@ -100,6 +104,7 @@ LAYOUT = """(slide) => {
               opens: heading || (!!first && !!first.querySelector('[data-testid="stHeading"]'))
                      || !!e.querySelector(':scope > [data-testid="stExpander"] > details[open]'),  // starts a slide
               texts: acc.texts,  // [top, font px, characters] of each run of text
+              text: e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 80),  // for the check's report
               cuts: bottom - top > slide / 2 ? cutsInside(acc, top, bottom) : []};
     });
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;

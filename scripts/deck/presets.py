@@ -105,4 +105,4 @@ def left_out_note(left: list[str], params: list[tuple[str, str]]) -> str:
     """What a run says (and writes beside the slides) about the screens it left out."""
     return (f"Left out at preset={preset_of(params)}: {', '.join(left)}. The preset does not change them (they read "
             f"no setting it sets: inputs, sizes, seeds), so their slides are the book preset's "
-            f"(<screen>__01.png ... of a run without --params). --keep-unchanged makes them anyway.")
+            f"(<NN-screen>__01.png ... of a run without --params). --keep-unchanged makes them anyway.")

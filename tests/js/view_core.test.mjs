@@ -81,11 +81,20 @@ test("move steps one control, clamps it, and pulls the window along with the sel
   assert.deepEqual([bigger.size, bigger.window], [48, 52]);
 });
 
-test("rowKeys keeps every visible key when they fit, else the largest in key order with the selected one", () => {
+test("rowKeys keeps every visible key in key order when they fit, else the largest first with the selected key apart", () => {
   const codes = [5, 90, 10, 70, 1, 60, 3];
-  assert.deepEqual(rowKeys((j) => codes[j], 4, 0, 8), [0, 1, 2, 3]);
-  assert.deepEqual(rowKeys((j) => codes[j], 7, 1, 3), [1, 3, 5]);
-  assert.deepEqual(rowKeys((j) => codes[j], 7, 4, 3), [1, 3, 4]);
+  const of = (j) => codes[j];
+  assert.deepEqual(rowKeys(of, 4, 0, 8), { keys: [0, 1, 2, 3], apart: null });
+  assert.deepEqual(rowKeys(of, 7, 1, 3), { keys: [1, 3, 5], apart: null }); // 90, 70, 60: by value, not by key
+  assert.deepEqual(rowKeys(of, 7, 4, 3), { keys: [1, 3, 5], apart: 4 }); // the selected key never takes the 3rd's place
+  assert.deepEqual(rowKeys((j) => [0, 90, 0, 0, 0][j], 5, 4, 3), { keys: [1, 0, 2], apart: 4 }); // ties: the lower key
+  assert.deepEqual(rowKeys(of, 3, 6, 2), { keys: [1, 2], apart: null }); // a causal row: key 7 is in its future
+  // a long row sends only its largest (in key order): ranked by value; a selected key not sent still comes apart
+  const sent = [2, 5, 9], big = (j) => ({ 2: 40, 5: 80, 9: 40 })[j];
+  assert.deepEqual(rowKeys(big, 12, 0, 2, sent), { keys: [5, 2], apart: 0 });
+  assert.deepEqual(rowKeys(big, 12, 5, 2, sent), { keys: [5, 2], apart: null });
+  assert.deepEqual(rowKeys(big, 12, 9, 2, sent), { keys: [5, 2], apart: 9 });
+  assert.deepEqual(rowKeys(big, 12, 9, 8, sent), { keys: [5, 2, 9], apart: null }); // 3 of 12: still largest first
 });
 
 test("arithmeticText shows the terms and the total Python sent, and shortens long sums", () => {
@@ -223,12 +232,13 @@ test("barColours never paints a bar white but a score of exactly 0, and keeps th
   assert.ok(rgb(weights[0])[0] <= 255 * 0.71 && weights[255] === "#ccc");
 });
 
-test("rankedKeys takes the row's first keys in Python's one order, visible only, with the selected key, in key order", () => {
+test("rankedKeys takes the row's first keys in Python's one order, largest first, with the selected key apart", () => {
   const ranked = [1, 1020, 163, 120, 88, 1024, 1024]; // largest first; 1024 pads past the last key
-  assert.deepEqual(rankedKeys(ranked, 1024, 1, 3), [1, 163, 1020]);
-  assert.deepEqual(rankedKeys(ranked, 1024, 88, 3), [1, 88, 1020]); // the selected key takes the last place
-  assert.deepEqual(rankedKeys(ranked, 1024, 88, 3, false), [1, 163, 1020]); // unless a list has no number for it
-  assert.deepEqual(rankedKeys(ranked, 200, 5, 8), [1, 5, 88, 120, 163]); // a causal row: key 1020 is in its future
+  assert.deepEqual(rankedKeys(ranked, 1024, 1, 3), { keys: [1, 1020, 163], apart: null });
+  assert.deepEqual(rankedKeys(ranked, 1024, 88, 3), { keys: [1, 1020, 163], apart: 88 }); // apart, not in 163's place
+  assert.deepEqual(rankedKeys(ranked, 1024, 88, 3, false), { keys: [1, 1020, 163], apart: null }); // a list has no number for it
+  assert.deepEqual(rankedKeys(ranked, 200, 5, 8), { keys: [1, 163, 120, 88], apart: 5 }); // causal: 1020 is in its future
+  assert.deepEqual(rankedKeys([2, 0, 1, 3, 3], 3, 1, 8), { keys: [0, 1, 2], apart: null }); // all 3 keys: key order
 });
 
 test("overviewPixels paints each block's shade on the stops and masked blocks in two greys", () => {

@@ -167,7 +167,9 @@ def stacked(*tensors: torch.Tensor) -> torch.Tensor:
     return _stacked(tuple(fingerprint(t) for t in tensors), _tensors=tensors)
 
 
-@byte_cache(max_mb=40, spinner="Computing…")
+# Shared by the stages that compute through stage_call (the five of "Attention as LLMs run it"): at GPT-2 small's
+# size one record is 20-50 MB (/rope's 22, /gqa's every setting 50), so 40 MB held none of a class's five screens.
+@byte_cache(max_mb=160, spinner="Computing…")
 def _stage_call(function_name: str, inputs_id, d_out: int, seed: int, device: str, options: tuple, *, _function, _x):
     return _function(_x, d_out=d_out, seed=seed, device=device, **dict(options))
 

@@ -52,8 +52,8 @@ def pitfall(title: str, wrong_code: str, right_code: str, wrong, right, wrong_bo
     st.markdown(f"**{title}**")
     left, right_col = st.columns(2)
     with left:
-        st.code(wrong_code, language="python")
+        st.code(wrong_code, language="python", wrap_lines=True)  # a slide cuts no line
         wrong_box(wrong, icon=":material/close:")
     with right_col:
-        st.code(right_code, language="python")
+        st.code(right_code, language="python", wrap_lines=True)
         st.success(right, icon=":material/check:")

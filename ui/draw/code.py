@@ -1,4 +1,5 @@
-"""Show the code: the exact source that computed what a screen shows, read with inspect."""
+"""Show the code: the book's snippets for a stage as printed, run now, and the exact source that computed what the
+screen shows, read with inspect."""
 import ast
 import functools
 import inspect
@@ -7,6 +8,7 @@ import threading
 
 import streamlit as st
 
+from attention_core.book import printed
 from ui.state.sections import section
 
 _SOURCE_LOCK = threading.Lock()
@@ -41,10 +43,60 @@ def source(obj) -> str:
         return _source_once(obj)
 
 
-def show_code(*objects, title: str = "The PyTorch code of this step", name: str = "code") -> None:
+def show_code(*objects, title: str = "The PyTorch code of this step", name: str = "code",
+              book: str | None = None) -> None:
     """The exact source that computed what the screen shows (read with inspect, never retyped), in a section
-    that runs only while open."""
+    that runs only while open. book: the stage whose chapter-3 snippets come first, as the book prints them and
+    run now (attention_core/book/printed.py), then one line on where the app's helpers differ from them."""
     with section(name, title, icon=":material/code:") as shown:
         if shown:
-            for obj in objects:
-                st.code(obj if isinstance(obj, str) else source(obj), language="python")
+            snippets = printed.for_stage(book) if book else []
+            for snippet in snippets:
+                show_snippet(snippet)
+            if snippets and objects:
+                st.markdown("**The app's own code for this step** (what computed the lesson above). "
+                            + printed.HELPERS_DIFFER[book])
+            shown_already = {cls for snippet in snippets for cls in snippet.classes}
+            for obj in (o for o in objects if o not in shown_already):
+                # wrap_lines: a line longer than the box wraps, where a slide would cut it at the right edge
+                st.code(obj if isinstance(obj, str) else source(obj), language="python", wrap_lines=True)
+
+
+SLIDE_CHARS = 140  # characters of code across the main column on a 1920-pixel slide in presenter mode
+CELL_LINES = 28  # a class this short goes beside its output with the snippet, so the three share one slide
+
+
+def book_source(cls) -> str:
+    """A book class's source without the app's docstring: the class as the book prints it."""
+    lines = source(cls).splitlines(keepends=True)
+    first = ast.parse(textwrap.dedent("".join(lines))).body[0].body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        del lines[first.lineno - 1:first.end_lineno]  # the blank line after it stays, as the book's after `class`
+    return "".join(lines)
+
+
+def show_snippet(snippet: printed.Snippet) -> None:
+    """One of the book's snippets: its section, the classes it uses, its code as printed, and what it prints,
+    computed now by running that code on the book's six input vectors."""
+    st.markdown(f"**§{snippet.section} · {snippet.heading}**, the book's code as printed")
+    classes = [book_source(cls) for cls in snippet.classes]
+    beside = sum(c.count("\n") for c in classes) + snippet.code.count("\n") <= CELL_LINES
+    if not beside:  # a long class (CausalAttention, MultiHeadAttention) takes the whole width above
+        for text in classes:
+            st.code(text, language="python", wrap_lines=True)
+    done = printed.run(snippet)
+    left_text = "\n".join((classes if beside else []) + [snippet.code])
+    widest = [max(len(line) for line in text.splitlines()) for text in (left_text, done.text)]
+    # The output's column as wide as its longest line needs (a printed row wrapped mid-tensor misreads), up to
+    # two thirds; a longer code line (a comment) wraps in the code's column instead.
+    share = min(max((widest[1] + 4) / SLIDE_CHARS, 1 - widest[0] / sum(widest), 0.35), 0.65)
+    code, output = st.columns([1 - share, share])  # the code beside what it prints, as a notebook cell and its output
+    for text in (classes if beside else []) + [snippet.code.rstrip("\n")]:
+        code.code(text, language="python", wrap_lines=True)
+    earlier = printed.names_from_earlier(snippet)
+    after = ("" if not earlier else " after the chapter's earlier lines that define "
+             + ", ".join(f"`{n}` (§{sec})" for n, sec in earlier))
+    output.caption(f"What it prints, run now on the book's six input vectors{after}:")
+    output.code(done.text, language="text", wrap_lines=True)
+    if snippet.note:
+        output.caption(snippet.note)

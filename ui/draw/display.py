@@ -76,6 +76,15 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     with st.container():  # one block: a slide never puts the label on one page and its table on the next
         st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
         # column_config formats in the browser (a pandas Styler would render in Python on every run).
+        mask = finite and bool(((cut == 0) | (cut == 1)).all())  # a keep or causal mask: 1 and 0, not 1.0000
         st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if not finite
-                     else {str(c): st.column_config.NumberColumn(format="%.4f") for c in cols})
+                     else {str(c): st.column_config.NumberColumn(format="%d" if mask else "%.4f") for c in cols})
 
+
+
+def for_the_teacher(name: str, whole_screen: bool = False):
+    """A container for what is administration, not the lesson (a download command, a file this server lacks,
+    a backend's "not implemented"): on screen as usual, left out of the slides, which name it in their
+    left-out file (scripts/deck/check_js.py reads the key). whole_screen: nothing else on the screen is worth
+    a slide without it, so the slides leave the whole screen out."""
+    return st.container(key=f"slides-skip{'-screen' if whole_screen else ''}-{name}")

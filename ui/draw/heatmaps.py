@@ -62,8 +62,9 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     draw_image(png, title, f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks})"
                + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
     if legend:
-        st.image(_colour_bar_png(scale, low >= 0, high <= 0), output_format="PNG",
-                 caption=_legend(scale, low, high, mask_labels, mask_dark), width=256)
+        words = _legend(scale, low, high, mask_labels, mask_dark)
+        st.image(_colour_bar_png(scale, low >= 0, high <= 0), output_format="PNG", caption=words, width=256,
+                 alt=f"colour scale: {words}")
 
 
 def overview_png(values: np.ndarray, kind: str, scale: colour.ColourScale):

@@ -63,7 +63,8 @@ def draw_spec(spec: dict, name: str, table=None, data=None, **kwargs):
 def draw_image(png: bytes, name: str, caption: str, table=None, **kwargs) -> None:
     """Encoded PNG bytes on screen, with a PNG (and CSV of `table()`) download: the one place an image is drawn.
     PNG stated: with "auto", Streamlit would decode the bytes and re-encode them as JPEG on every rerun."""
-    st.image(png, output_format="PNG", caption=caption, **kwargs)
+    # alt: a screen reader's name for the picture (WCAG 1.1.1); Streamlit writes none from the caption
+    st.image(png, output_format="PNG", caption=caption, **{"alt": caption} | kwargs)
     download_buttons(name, image=png, table=table)
 
 

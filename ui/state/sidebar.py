@@ -9,6 +9,7 @@ from attention_core.lessons.presets import PARAMS
 from ui.compute.cache import cached_inputs
 from ui.server.public import public_mode, sizes_of
 from ui.state.settings import Settings, this_run
+from ui.draw import style
 from ui.teach import room
 from ui.state.session import control, init_state, keep_within_bound, note, on_preset_change, take_notes_once, value
 
@@ -19,6 +20,8 @@ def sidebar() -> Settings:
     init_state()
     keep_within_bound()  # on a public server: whatever changed the sizes since the last run
     with st.sidebar:
+        seated, room_note = room.seat()  # first: a student on a phone joins without scrolling past the settings
+        room.sidebar_block(seated)
         control(st.selectbox, "Preset", "preset", options=list(PARAMS["preset"].choices),
                 format_func={"book": "Book example", "gpt2-small": "GPT-2 small (1,024 tokens)",
                              "custom": "Custom"}.get,
@@ -61,11 +64,7 @@ def sidebar() -> Settings:
         control(st.toggle, "Presenter mode", "presenter",
                 help="Big fonts, axis labels and cell values for a projector; long explanations folded.")
         control(st.toggle, "Predict first (class mode)", "quiz", help="Each stage asks before it shows the answer.")
-        seated, room_note = room.seat()
-        room.sidebar_block(seated)
-    if value("presenter"):
-        # Streamlit sizes its text in rem, so one root size enlarges all of it (static CSS only).
-        st.html("<style>html { font-size: 22px; }</style>")
+    style.inject(presenter=value("presenter"))  # the app's CSS: presenter type, the room's counts, phones
     inputs_id = tuple(value(name) for name in INPUT_CONTROLS)
     inputs = cached_inputs(*inputs_id)
     device, device_note = pick_device(value("device"))

@@ -13,6 +13,7 @@ from attention_core.lessons import questions as quiz
 from attention_core.book.modules import mha_parameter_count, out_proj_parameter_count, wrapper_parameter_count
 from screens import registry
 from ui.compute.cache import exercise_3_1
+from ui.state import sections
 from ui.state.settings import Settings
 from ui.state.session import sync_url
 from ui.teach import room_quiz
@@ -37,7 +38,10 @@ def predict_first(stage: str, settings: Settings, round_of=None, **inputs) -> bo
     round_key = "quiz:" + (quiz.round_id(stage, *round_of) if round_of is not None else
                            quiz.round_id(stage, settings.x, settings.d_out, settings.seed_for(stage)))
     state = st.session_state.setdefault(round_key, {"revealed": False, "results": []})
+    sections.hold(not state["revealed"])  # no section of the screen opens or runs before the reveal
     if state["revealed"]:
+        if "room" in state and settings.room is not None and settings.room.teacher:
+            room_quiz.after_reveal(*state["room"])  # the room's counts stay on the teacher's screen, answers marked
         _results(state["results"], round_key)
         return True
     questions = questions_for(stage, tokens=settings.tokens, **inputs)
@@ -150,7 +154,7 @@ def _exercise_3_1(settings: Settings) -> None:
     with st.expander("Worked solution"):
         st.code("sa_v1.W_query = torch.nn.Parameter(sa_v2.W_query.weight.T)\n"
                 "sa_v1.W_key = torch.nn.Parameter(sa_v2.W_key.weight.T)\n"
-                "sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)", language="python")
+                "sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)", language="python", wrap_lines=True)
         st.markdown(f"`nn.Linear` stores its weight as (d_out, d_in) and computes `x @ W.T`. With the transpose, "
                     f"v1 and v2 agree here to **{exercise_3_1(settings):.1e}**.")
 
@@ -169,7 +173,7 @@ def _exercise_3_2(settings: Settings) -> None:
     _checked("3.2", raw, lambda: ex.check_3_2(raw))
     with st.expander("Worked solution"):
         st.code("torch.manual_seed(123)\nmha = MultiHeadAttentionWrapper(d_in=3, d_out=1, context_length=6, "
-                "dropout=0.0, num_heads=2)\nprint(mha(batch).shape)", language="python")
+                "dropout=0.0, num_heads=2)\nprint(mha(batch).shape)", language="python", wrap_lines=True)
         st.markdown(f"Each head projects to `d_out`, and `torch.cat` joins the heads: 2 × 1 = 2 columns, shape "
                     f"**{ex.worked_3_2_shape()}**.")
 
@@ -184,7 +188,7 @@ def _exercise_3_3(settings: Settings) -> None:
     _checked("3.3", (sizes, count), lambda: ex.check_3_3(sizes, count))
     with st.expander("Worked solution"):
         st.code("mha = MultiHeadAttention(d_in=768, d_out=768, context_length=1024, dropout=0.0, num_heads=12)\n"
-                "print(sum(p.numel() for p in mha.parameters()))", language="python")
+                "print(sum(p.numel() for p in mha.parameters()))", language="python", wrap_lines=True)
         st.markdown(f"**{ex.gpt2_small_count():,}** parameters: 3 · 768 · 768 for W_query, W_key, W_value (no bias) "
                     "plus 768 · 768 + 768 for out_proj. The 1,024 × 1,024 mask is a buffer, not a parameter.")
         gpt2 = (768, 768, 12)

@@ -17,12 +17,13 @@ import segno
 import streamlit as st
 
 from attention_core.lessons.presets import PARAMS, parse_param, url_params
-from rooms import codes
+from rooms import address, codes
 from rooms.store import Store, StoreUnavailable, open_store, start_room
 from screens import registry
 from ui.state.session import set_value, value
 
 TOKEN_KEY, VIEW_KEY, START_NOTE = "room:token", "room:view-sent", "room:start-note"
+JOINED_KEY, CLOSE_KEY = "room:just-joined", "room:close-sidebar"  # one-shot flags: this run's student just came in
 PRIVATE = ("room", "seat", "quiz")  # never part of the teacher's view: each student keeps their own
 RETRY_S = 30  # after the store failed to open, how long the app runs without rooms before it tries again
 OFF = ("Rooms are off on this server right now: the room store does not answer. Everything else works; a room's "
@@ -87,6 +88,7 @@ def seat() -> tuple[Seat | None, str | None]:
         return None, OFF
     if not teacher and not codes.valid_student_id(value("seat")):
         set_value("seat", codes.new_student_id())  # in the URL: a reload is the same student, not a second one
+        st.session_state[JOINED_KEY] = True  # a student's first run in this room: to the teacher's screen
     return Seat(code, teacher, value("seat")), None
 
 
@@ -97,19 +99,20 @@ def sidebar_block(seated: Seat | None) -> None:
     """The sidebar's "Class room": start or join a room; in one, its code, the QR code, and the links."""
     st.markdown("**Class room**")
     if seated is None:
-        # A callback: it runs before this run's widgets exist, so it may switch the "quiz" toggle above on.
-        st.button("Start a room", icon=":material/groups:", on_click=_start, help="Students join with a code or a "
-                  "QR code; their predictions are counted on your screen.")
-        if note := st.session_state.pop(START_NOTE, None):
-            st.warning(note, icon=":material/info:")
+        # First in the sidebar: a student on a phone types the code without scrolling past the settings.
         typed = st.text_input("Join with a code", key="room:typed", max_chars=16, placeholder="e.g. K7M-P3X")
-        if st.button("Join", key="room:join") and typed:
+        if st.button("Join", key="room:join", type="primary") and typed:
             code = codes.parse_code(typed)
             if code is None:
                 st.warning(f"That is not a room code: a room code is {_REASON}", icon=":material/info:")
             else:
                 set_value("room", code)
                 st.rerun()
+        # A callback: it runs before this run's widgets exist, so it may switch the "quiz" toggle on.
+        st.button("Start a room", icon=":material/groups:", on_click=_start, help="Students join with a code or a "
+                  "QR code; their predictions are counted on your screen.")
+        if note := st.session_state.pop(START_NOTE, None):
+            st.warning(note, icon=":material/info:")
         return
     st.markdown(f"Room **{codes.format_code(seated.code)}**" + (" · you teach it" if seated.teacher else ""))
     if seated.teacher:
@@ -117,14 +120,32 @@ def sidebar_block(seated: Seat | None) -> None:
             join_dialog(seated.code)
         with st.expander("Your private teacher link"):
             st.caption("It opens this room's panel: keep it off the projector and out of students' hands.")
-            st.code(join_link(seated.code) + "&teacher=" + st.session_state[TOKEN_KEY], language=None, wrap_lines=True)
-    elif st.button("Open the teacher's screen", icon=":material/cast_for_education:"):
+            st.code(f"{own_base()}/?room={seated.code}&teacher={st.session_state[TOKEN_KEY]}", language=None,
+                    wrap_lines=True)  # this browser's own address: the teacher opens it here
+    elif st.button("Open the teacher's screen", icon=":material/cast_for_education:") or \
+            st.session_state.pop(JOINED_KEY, False):  # a student who joins lands on the teacher's lesson
         open_teacher_view(seated.code)
+    if st.session_state.pop(CLOSE_KEY, False):
+        _close_sidebar(key="room:close-sidebar")
     if st.button("Leave the room", key="room:leave"):
         set_value("room", "")
         set_value("seat", "")
         st.session_state.pop(TOKEN_KEY, None)
         st.rerun()
+
+
+# On a phone the sidebar covers most of the screen (about 77 % at 390 px wide) and Streamlit keeps it open across
+# st.switch_page: once the student is on the teacher's lesson, the browser closes it, as the student's own tap on its
+# close button would (which Streamlit also remembers). Only where the sidebar overlays the lesson (Streamlit's md
+# breakpoint); a wide screen keeps it. Static code: nothing a visitor typed reaches it.
+_close_sidebar = st.components.v2.component("room_close_sidebar", js="""
+export default function ({ parentElement }) {
+  const page = parentElement.ownerDocument;
+  if (page.defaultView.innerWidth >= 768) return;
+  if (page.querySelector('[data-testid="stSidebar"]')?.getAttribute('data-collapsed') !== 'false') return;
+  page.querySelector('[data-testid="stSidebarCollapseButton"] button')?.click();
+}
+""")
 
 
 def _start() -> None:
@@ -142,14 +163,21 @@ def _start() -> None:
     set_value("quiz", True)  # the room's questions are class mode's: the teacher sees them with the counts
 
 
-def join_link(code: str) -> str:
-    """The link a student scans: this server's address and `?room=CODE`, nothing else (no token, no settings)."""
+def own_base() -> str:
+    """The app's address as this browser opened it, without the screen's path or a trailing slash."""
     parts = urlsplit(st.context.url or "http://localhost:8501/")
     path = parts.path.rstrip("/")
     page = st.session_state.get("page_path", "")
     if page and path.endswith("/" + page):
         path = path[: -len(page) - 1]
-    return f"{parts.scheme}://{parts.netloc}{path}/?room={code}"
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def join_address(code: str) -> tuple[str, str | None]:
+    """(the link a student scans: an address phones can open and `?room=CODE`, nothing else (no token, no settings);
+    the loopback address it replaced, or None). rooms/address.py picks the address."""
+    base, loopback = address.reachable_base(own_base())
+    return f"{base}/?room={code}", loopback
 
 
 def qr_png(link: str) -> bytes:
@@ -161,12 +189,23 @@ def qr_png(link: str) -> bytes:
 
 @st.dialog("Join the room", width="large")
 def join_dialog(code: str) -> None:
-    link = join_link(code)
+    link, loopback = join_address(code)
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.image(qr_png(link), width=520, caption="Scan to join")
     right.markdown(f"# {codes.format_code(code)}")
     right.markdown("or type the code under **Class room** in the sidebar, or open")
     right.code(link, language=None, wrap_lines=True)
+    if loopback is None:
+        return  # (in code spans below: a browser sends an address %-encoded, so it holds no backtick)
+    if link.startswith(loopback + "/"):  # no network address found: the code leads nowhere for a phone
+        st.warning(f"This browser opened the app at `{loopback}`, an address only this computer can open, and this "
+                   f"computer has no network address: phones cannot open this code. Set `{address.ENV_VAR}` to the "
+                   "address students can open (docs/teaching.md).", icon=":material/wifi_off:")
+    else:
+        st.info(f"This browser opened the app at `{loopback}`, an address only this computer can open; the code "
+                f"carries this computer's network address instead, for phones on the same network. If they cannot "
+                f"open it (a guest network, a firewall), set `{address.ENV_VAR}` (docs/teaching.md).",
+                icon=":material/wifi:")
 
 
 def share_view(seated: Seat | None, page_path: str) -> None:
@@ -203,4 +242,5 @@ def open_teacher_view(code: str) -> None:
     params = {name: raw for name, raw in parse_qsl(query)[:64] if name in PARAMS and name not in PRIVATE
               and parse_param(name, raw)[1] is None}
     st.session_state.pop("url_notes", None)  # the next run reads its settings from the URL again (ui/state/session.py)
+    st.session_state[CLOSE_KEY] = True  # the lesson, not the sidebar, fills a phone's screen on arrival
     st.switch_page(screen.file, query_params=params | {"room": code, "seat": value("seat"), "quiz": "1"})

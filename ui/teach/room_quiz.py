@@ -40,9 +40,9 @@ def shown(question: quiz.Question, stored: str) -> str:
 
 
 def ask_teacher(questions, state, round_key, seat: room.Seat) -> bool:
-    """The questions, large, with the room's live counts under each, and one button that reveals to everyone."""
+    """The questions, large, with the room's live counts under each; the Reveal button above them (a projector at
+    900 px high shows it without scrolling)."""
     st.header("Predict first: the room", anchor=False)
-    counts_panel(questions, seat.code)
     if st.button("Reveal to the room", type="primary", key=f"{round_key}:room-reveal", icon=":material/visibility:"):
         found = room.store()
         try:
@@ -51,9 +51,19 @@ def ask_teacher(questions, state, round_key, seat: room.Seat) -> bool:
                     found.reveal(seat.code, question.qid, quiz.answer_text(question)[:500])
         except StoreUnavailable:
             st.warning(room.OFF, icon=":material/info:")
-        state.update(revealed=True, results=[(q.prompt, None, quiz.revealed_text(q)) for q in questions])
+        # "room": what after_reveal needs to keep the counts on this screen, beside the answer
+        state.update(revealed=True, results=[(q.prompt, None, quiz.revealed_text(q)) for q in questions],
+                     room=(seat.code, tuple(questions)))
         return True
+    st.caption(reach_note())
+    counts_panel(questions, seat.code)
     return False
+
+
+def reach_note() -> str:
+    """When students see the reveal: their screens ask every STUDENT_POLL_S seconds (the cost of polling stays)."""
+    return (f"After the reveal, each student's screen shows the answer and the lesson within a few seconds: it "
+            f"checks for the reveal every {STUDENT_POLL_S:g} s.")
 
 
 @st.fragment(run_every=TEACHER_POLL_S)
@@ -66,31 +76,73 @@ def counts_panel(questions, code: str) -> None:
     if tallies is None:
         st.warning(room.OFF, icon=":material/info:")
         return
-    for i, question in enumerate(questions, 1):
-        tally = tallies.get(question.qid)
-        st.subheader(f"{i}. {md_escape(question.prompt)}", anchor=False)
-        answered = tally.answered if tally else 0
-        st.caption(f"{answered} answered" + ("" if answered else ": the bars fill in as answers arrive"))
-        for label, count in bars(question, tally.values if tally else Counter()):
-            st.progress(count / answered if answered else 0.0, text=f"{label}: **{count}**")
+    draw_counts(questions, tallies, revealed=False)
 
 
-def bars(question: quiz.Question, values: Counter) -> list[tuple[str, int]]:
-    """(label, count) per bar: every option for a choice, yes and no, or a histogram of the numbers given."""
+def after_reveal(code: str, questions) -> None:
+    """The teacher's screen after the reveal: how the room split, the right bars marked, read once (the counts are
+    final: the store takes no answer after a reveal)."""
+    found = room.store()
+    try:
+        tallies = found.counts(code, [q.qid for q in questions]) if found is not None else None
+    except StoreUnavailable:
+        tallies = None
+    st.header("The room's answers", anchor=False)
+    st.caption(reach_note())
+    if tallies is None:
+        st.warning(room.OFF, icon=":material/info:")
+        return
+    draw_counts(questions, tallies, revealed=True)
+
+
+def draw_counts(questions, tallies, revealed: bool) -> None:
+    """One column a question (they stack on a narrow screen), a bar an answer with its count and share, in the large
+    type of the room-counts style (ui/draw/style.py); after the reveal, the right answers' bars say so."""
+    with st.container(key="room-counts"):
+        for column, (i, question) in zip(st.columns(len(questions)), enumerate(questions, 1)):
+            tally = tallies.get(question.qid)
+            answered = tally.answered if tally else 0
+            column.subheader(f"{i}. {md_escape(question.prompt)}", anchor=False)
+            column.caption(f"{answered} answered" + ("" if answered or revealed else
+                                                      ": the bars fill in as answers arrive"))
+            for label, count, right in bars(question, tally.values if tally else Counter(), revealed):
+                share = f" ({count / answered:.0%})" if answered else ""
+                text = f"{label}: **{count}**{share}"
+                if revealed and right:
+                    text = f":green[:material/check_circle: **{label}**, the answer: **{count}**{share}]"
+                column.progress(count / answered if answered else 0.0, text=text)
+            if revealed:
+                column.markdown(f"**{md_escape(quiz.revealed_text(question))}**")
+
+
+def bars(question: quiz.Question, values: Counter, revealed: bool = False) -> list[tuple[str, int, bool]]:
+    """(label, count, right) per bar: every option for a choice (above 8, those answered, and the answer once
+    revealed: before, a lone empty bar would give it away), yes and no, or a histogram of the numbers given;
+    right: the bar holds a right answer (a number bar, when any number in it is within the question's tolerance)."""
     if question.kind == "choice":
-        return [(md_escape(option), values.get(str(i), 0)) for i, option in enumerate(question.options)
-                if len(question.options) <= 8 or values.get(str(i))]
+        return [(md_escape(option), values.get(str(i), 0), i in question.answer)
+                for i, option in enumerate(question.options)
+                if len(question.options) <= 8 or values.get(str(i)) or (revealed and i in question.answer)]
     if question.kind == "yesno":
-        return [("yes", values.get("yes", 0)), ("no", values.get("no", 0))]
+        return [("yes", values.get("yes", 0), question.answer is True),
+                ("no", values.get("no", 0), question.answer is False)]
     numbers = Counter()
     for text, count in values.items():
         numbers[float(text)] += count
+    def right(n: float) -> bool:
+        return abs(n - question.answer) <= question.tolerance
     if len(numbers) <= BINS:
-        return [(f"{n:g}", c) for n, c in sorted(numbers.items())]
+        return [(f"{n:g}", c, right(n)) for n, c in sorted(numbers.items())]
     low, high = min(numbers), max(numbers)
     width = (high - low) / BINS
-    binned = Counter(min(int((n - low) / width), BINS - 1) for n in numbers.elements())
-    return [(f"{low + b * width:.3g} to {low + (b + 1) * width:.3g}", binned.get(b, 0)) for b in range(BINS)]
+    binned, hits = Counter(), set()
+    for n in numbers.elements():
+        b = min(int((n - low) / width), BINS - 1)
+        binned[b] += 1
+        if right(n):
+            hits.add(b)
+    return [(f"{low + b * width:.3g} to {low + (b + 1) * width:.3g}", binned.get(b, 0), b in hits)
+            for b in range(BINS)]
 
 
 def ask_student(questions, state, round_key, seat: room.Seat, widgets) -> bool:

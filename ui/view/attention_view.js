@@ -94,8 +94,8 @@ function codeAt(src, frame, i, j) {
   return n < 0 ? undefined : src.codes[n];
 }
 
-/** The keys a row's bars show: in a view Python ranked, the same keys for every list (its one order); else for a
- * "top" source, the ones Python sent (already the largest, in key order). */
+/** A row's bars, { keys, apart } (view_core's rowKeys): in a view Python ranked, the same keys for every list (its
+ * one order); else the largest of the row's numbers, or of those Python sent for a "top" source. */
 function barKeys(v, src, i, visible, limit) {
   const codeOf = (j) => codeAt(src, v.state.frame, i, j);
   const rank = v.meta.rank;
@@ -107,10 +107,7 @@ function barKeys(v, src, i, visible, limit) {
   if (src.meta.exact !== "top") return rowKeys(codeOf, visible, v.state.key, limit);
   const base = ((src.meta.framed ? v.state.frame * src.meta.rows : 0) + i) * src.meta.top;
   const sent = Array.from(src.keys.subarray(base, base + src.meta.top)).filter((j) => j < src.meta.cols);
-  if (sent.length <= limit) return sent;
-  const inSent = (n) => codeOf(sent[n]);
-  const selected = sent.indexOf(v.state.key);
-  return rowKeys(inSent, sent.length, selected < 0 ? sent.length : selected, limit).map((n) => sent[n]);
+  return rowKeys(codeOf, visible, v.state.key, limit, sent);
 }
 
 function hatch(masked) {
@@ -290,22 +287,30 @@ function drawBars(v, src, set) {
   const i = state.query;
   const visible = meta.causal ? i + 1 : meta.cols;
   const codeOf = (j) => codeAt(src, state.frame, i, j);
-  const keys = barKeys(v, src, i, visible, (meta.font_scale || v.meta.font_scale || 1) > 1 ? PRESENTER_BARS : BARS_MAX);
-  const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j))));
+  const { keys: listed, apart } = barKeys(v, src, i, visible, (meta.font_scale || v.meta.font_scale || 1) > 1 ? PRESENTER_BARS : BARS_MAX);
+  const keys = apart === null ? listed : listed.concat([apart]); // the selected key after the list, labelled
+  const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j) ?? 0)));
   const by = src.meta.ranked && v.meta.rank?.name; // a ranked view names what it ranks by: the softmax's 0.0000s too
-  set.title.textContent = `${src.title}, query ${label(v, i)}: ${keys.length >= visible ? `all ${visible} keys`
-    : by ? `the ${keys.length} of ${visible} keys with the largest ${by}` : `the ${keys.length} largest of ${visible} keys`}`;
+  set.title.textContent = `${src.title}, query ${label(v, i)}: ${listed.length >= visible ? `all ${visible} keys`
+    : (by ? `the ${listed.length} of ${visible} keys with the largest ${by}` : `the ${listed.length} largest of ${visible} keys`)
+      + `, largest first${apart === null ? "" : "; then the selected key"}`}`;
   set.pool.forEach((bar, slot) => {
     const j = keys[slot];
     bar.row.hidden = j === undefined;
     if (j === undefined) return;
-    const n = at(src, state.frame, i, j), code = codeOf(j); // n: the cell's shade; the bars' keys all have codes
+    bar.row.classList.toggle("av-apart", slot === listed.length); // the selected key, not one of the largest
+    const n = at(src, state.frame, i, j), code = codeOf(j); // n: the cell's shade; only a selected key apart may lack a code
     const was = src === v.sources[0] && v.meta.dropped_from ? v.sources[v.meta.dropped_from] : null;
     const wasCode = was ? codeAt(was, state.frame, i, j) ?? 0 : 0;
     const dropped = was !== null && code === 0 && wasCode > 0; // removed by dropout: say so, not just 0
     bar.row.classList.toggle("av-dropped", dropped);
     bar.row.classList.toggle("av-selected", j === state.key);
-    bar.label.textContent = labelOf(v, j);
+    bar.label.textContent = slot === listed.length ? `selected: ${labelOf(v, j)}` : labelOf(v, j);
+    if (code === undefined) { // a long row sent only its largest: the selected key is at most the smallest listed
+      bar.fill.style.width = "0%";
+      bar.value.textContent = `≤ ${formatFixed(codeOf(listed[listed.length - 1]), meta.decimals)}`;
+      return;
+    }
     bar.fill.style.width = `${(100 * Math.abs(code)) / biggest}%`;
     bar.fill.style.background = src.colours[barShade(src.shades[n], code, meta.kind)];
     bar.value.textContent = dropped ? `0 (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(code, meta.decimals);

@@ -181,25 +181,32 @@ export function nextSize(sizes, size, dir, n) {
   return allowed[Math.max(0, Math.min(allowed.length - 1, from + dir))];
 }
 
-/** The keys a row's bars show: all when they fit in limit; otherwise the limit largest codes (the
- * selected key always among them), in key order. Selecting and sorting sent numbers, no math. */
-export function rowKeys(codeOf, visible, selected, limit) {
-  const all = Array.from({ length: visible }, (_, j) => j);
-  if (visible <= limit) return all;
+/** A row's bars, { keys, apart }: every visible key in key order when they fit in limit; otherwise a "largest"
+ * list: the limit largest codes, largest first, ties to the lower key, and the selected key, when it is not among
+ * them, `apart` (drawn after them and labelled as the selected key, never in place of the last; a long row's key
+ * whose number Python did not send is drawn as at most the smallest listed).
+ * `candidates`: the keys with numbers (a long row sends only its largest); default every visible key. Selecting and
+ * sorting sent numbers, no math. */
+export function rowKeys(codeOf, visible, selected, limit, candidates = null) {
+  const all = (candidates ?? Array.from({ length: visible }, (_, j) => j)).filter((j) => j < visible && codeOf(j) !== undefined);
+  if (all.length === visible && visible <= limit) return { keys: all.sort((a, b) => a - b), apart: null };
   all.sort((a, b) => codeOf(b) - codeOf(a) || a - b);
-  const chosen = all.slice(0, limit);
-  if (selected < visible && !chosen.includes(selected)) chosen[limit - 1] = selected;
-  return chosen.sort((a, b) => a - b);
+  return largestWithSelected(all.slice(0, limit), visible, selected, true);
 }
 
-/** The keys a row's bars show when Python ranked the row once for every list of the view (`ranked`: its keys,
- * largest first, ties to the lower key, padded past the last key): the first `limit` visible ones (the selected
- * key always among them where every list has its number), in key order. The scores and their softmax then name
- * the same keys, although softmax rounds many of them to 0.0000. */
+/** The row's bars, { keys, apart }, when Python ranked the row once for every list of the view (`ranked`: its
+ * keys, largest first, ties to the lower key, padded past the last key): its first `limit` visible keys in that
+ * order, and the selected key apart when it is not among them and every list has its number (`selectable`). The
+ * scores and their softmax then name the same keys, although softmax rounds many of them to 0.0000. */
 export function rankedKeys(ranked, visible, selected, limit, selectable = true) {
   const chosen = Array.from(ranked).filter((j) => j < visible).slice(0, limit);
-  if (selectable && selected < visible && !chosen.includes(selected)) chosen[Math.min(chosen.length, limit - 1)] = selected;
-  return chosen.sort((a, b) => a - b);
+  if (chosen.length === visible) return { keys: chosen.sort((a, b) => a - b), apart: null }; // all of them
+  return largestWithSelected(chosen, visible, selected, selectable);
+}
+
+function largestWithSelected(keys, visible, selected, selectable) {
+  const apart = selectable && selected >= 0 && selected < visible && !keys.includes(selected) ? selected : null;
+  return { keys, apart };
 }
 
 /** "ω₂,₃ = q₂·k₃ = 0.4300×0.5500 + … = 0.9544" from the codes Python sent; the total is Python's. */

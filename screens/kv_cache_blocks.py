@@ -1,0 +1,168 @@
+"""The KV-cache screen's blocks: the committed step worked out, every step's cost, the memory and speed figures,
+the checks and the common mistakes. screens/kv_cache.py keeps the outline and calls each with one line.
+
+record is attention_core.lessons.kv_cache.generation_trace's: rows are tokens (0-based), calls (start, stop).
+"""
+import pandas as pd
+import streamlit as st
+import torch
+
+from attention_core.book.modules import MultiHeadAttention as ChapterThreeMHA
+from attention_core.book.seeding import build_seeded
+from attention_core.drawing import numbers
+from attention_core.lessons import kv_cache as lesson
+from ui.compute.cache import stage_call
+from ui.draw.checks import agreement, checked, pitfall
+from ui.draw.display import device_badge, table
+from ui.state.settings import Settings
+
+GENERATE = """module.reset_cache()                              # a new text: empty cache, pointer at 0
+out = module(x[:, :prompt], use_cache=True)       # step 1: the prompt at once (ptr 0 -> prompt)
+for t in range(prompt, num_tokens):               # then one token a step
+    out = module(x[:, t:t + 1], use_cache=True)   # 1 new key row; mask row ptr_current_pos
+"""
+
+
+def step_label(calls, f: int) -> str:
+    """The view's slider text for call f (0-based): which tokens it feeds, 1-based."""
+    start, stop = calls[f]
+    return f"{f + 1} · token{'s' if stop - start > 1 else ''} {start + 1}{f'–{stop}' if stop - start > 1 else ''}"
+
+
+def mask_slice(record: dict, step: int, labels: list) -> None:
+    """The slice of the causal mask the committed step took at ptr_current_pos (step 1-based; every head shares it)."""
+    start, stop = record["calls"][step - 1]
+    ptr, mask = record["ptrs"][step - 1], record["masks"][step - 1]  # (new, stop) bool
+    rows = [f"{labels[t]} (new)" for t in range(start, stop)]
+    keys = [str(label) for label in labels[:stop]]
+    st.markdown(f"**The mask at step {step}.** `ptr_current_pos` was {ptr}, so the mask slice is "
+                f"`mask[{ptr}:{ptr + stop - start}, :{stop}]`: {stop - start} query row{'s' if stop - start > 1 else ''} "
+                f"× {stop} keys (True = masked).")
+    st.dataframe(pd.DataFrame(mask.numpy(), index=rows, columns=keys), width="content")
+
+
+def step_tensors(record: dict, step: int, head: int, labels: list) -> None:
+    """The committed step's tensors of one head: its new queries, the cache after it, its weights."""
+    start, stop = record["calls"][step - 1]
+    rows = [f"{labels[t]} (new)" for t in range(start, stop)]
+    keys = [str(label) for label in labels[:stop]]
+    st.caption(f"Step {step}, head {head + 1}: the cache holds {stop} key and value rows, the last "
+               f"{stop - start} added by this step.")
+    table(record["queries"][head, start:stop], "queries (this step's new rows)", rows)
+    table(record["cache_k"][head, :stop], "cache_k after this step", keys)
+    table(record["cache_v"][head, :stop], "cache_v after this step", keys)
+    table(record["weights_cached"][head, start:stop, :stop], "attn_weights (new rows × every cached key)", rows, keys)
+
+
+def every_step(record: dict) -> None:
+    """Each call's work with and without the cache (multiply-adds counted from its shapes), and the difference of
+    their outputs."""
+    frame = pd.DataFrame({
+        "step": range(1, len(record["calls"]) + 1),
+        "tokens fed (cached)": [stop - start for start, stop in record["calls"]],
+        "keys attended": [stop for _, stop in record["calls"]],
+        "multiply-adds, cached": record["macs_cached"], "multiply-adds, uncached": record["macs_uncached"],
+        "largest |cached − uncached|": [lesson.difference_text(d) for d in record["difference"]]})
+    st.dataframe(frame, hide_index=True, width="content")
+    cached, uncached = sum(record["macs_cached"]), sum(record["macs_uncached"])
+    st.caption(f"In all: {cached:,} multiply-adds with the cache, {uncached:,} without "
+               f"({uncached / cached:.1f}×). A cached step projects only its new token and scores one query against "
+               "every cached key, so its work grows with the number of keys; an uncached step projects every token "
+               "again and scores every query against every key, so the whole generation grows with its square. "
+               "Counted as 3·new·d_in·d_out (projections) + 2·new·keys·d_out (q·k and weights·v) + new·d_out² "
+               "(out_proj).")
+
+
+def memory(record: dict, n: int) -> None:
+    """Bytes per token and after the sidebar's n tokens (all of them, not only the steps the lesson runs)."""
+    heads, head_dim = record["num_heads"], record["d_out"] // record["num_heads"]
+    rows = lesson.memory_rows(heads, head_dim, n)
+    frame = pd.DataFrame({
+        "model": [r["model"] for r in rows], "layers": [r["layers"] for r in rows],
+        "K/V heads": [r["kv_heads"] for r in rows], "head_dim": [r["head_dim"] for r in rows],
+        "dtype": [r["dtype"] for r in rows], "bytes per token": [f"{r['per_token']:,}" for r in rows],
+        f"after {n:,} tokens": [numbers.size_in_bytes(r["after_tokens"]) for r in rows],
+        "after its context": [f"{numbers.size_in_bytes(r['after_context'])} ({r['context']:,} tokens)" for r in rows]})
+    st.dataframe(frame, hide_index=True, width="content")
+    big = rows[-1]
+    st.caption("Bytes per token = 2 (keys and values) × layers × K/V heads × head_dim × bytes per number "
+               f"(cache_bytes.py, the formula of the book's memory estimators). {big['model']} adds "
+               f"{big['per_token']:,} bytes a token, so a full context of {big['context']:,} tokens holds "
+               f"{numbers.size_in_bytes(big['after_context'])} per sequence; the cache grows linearly with the text, "
+               "which is what the sliding window and grouped-query attention cut.")
+
+
+def speed(settings: Settings) -> None:
+    """Tokens per second with and without the cache on the settings' device (measured once per settings and
+    server, bounded by lesson.SPEED_BUDGET_S)."""
+    result = stage_call(lesson.speed_trace, settings, "kv-cache")
+    device_badge(result["device"], result["note"] or settings.device_note)
+    frame = pd.DataFrame({
+        "layer": [f"{r['sizes']} ({r['d_in']} → {r['d_out']}, {r['num_heads']} heads)" for r in result["rows"]],
+        "tokens/s with the cache": [_rate(r, "cached") for r in result["rows"]],
+        "tokens/s without": [_rate(r, "uncached") for r in result["rows"]],
+        "verdict": [lesson.speed_verdict(r) for r in result["rows"]]})
+    st.dataframe(frame, hide_index=True, width="content")
+    cut = [r["sizes"] for r in result["rows"] if min(r["cached_tokens"], r["uncached_tokens"]) < lesson.SPEED_NEW]
+    if cut:
+        st.caption(f"At {' and '.join(cut)} sizes a run reached the end of its share of the "
+                   f"{lesson.SPEED_BUDGET_S:g} s budget before its {lesson.SPEED_NEW}th token (the figure says how far "
+                   "it got): a run cut short without the cache skipped its longest, dearest steps, so the cache's "
+                   "advantage there is understated.")
+    st.caption(f"One attention layer alone, random weights and inputs, a {lesson.SPEED_PROMPT}-token prompt and up to "
+               f"{lesson.SPEED_NEW} new tokens, the best of the runs that fit in {lesson.SPEED_BUDGET_S:g} s in all; "
+               "measured once on this server (a busy server measures slower). The cache saves arithmetic, but each "
+               "cached step still pays Python's and "
+               "PyTorch's fixed cost per call, and `torch.cat` copies the whole cache every step: at tiny sizes, and "
+               "on a GPU where the arithmetic is cheap, that fixed cost is most of the time (the book's README says "
+               "the same of its GPU runs).")
+
+
+def _rate(row: dict, name: str) -> str:
+    tokens = row[f"{name}_tokens"]
+    return f"{row[name]:,.0f}" + (f" ({tokens} of {lesson.SPEED_NEW} tokens)" if tokens < lesson.SPEED_NEW else "")
+
+
+def checks(record: dict, settings: Settings, seed: int) -> None:
+    """Cached against uncached over every step, and the class without its cache against chapter 3's."""
+    gap = max(record["difference"])
+    x = settings.x[:record["run"]].unsqueeze(0)  # (1, n, d_in)
+    agreement([("every step: cached vs uncached outputs", gap),
+               ("use_cache=False vs chapter 3's MultiHeadAttention", checked(_chapter_three_gap, x, record["d_out"],
+                                                                              record["num_heads"], seed))])
+
+
+def _chapter_three_gap(x: torch.Tensor, d_out: int, num_heads: int, seed: int) -> float:
+    n = x.shape[1]
+    with torch.no_grad():
+        mine = build_seeded(lesson.MultiHeadAttention, seed, x.shape[-1], d_out, n, 0.0, num_heads)(x)
+        book = build_seeded(ChapterThreeMHA, seed, x.shape[-1], d_out, n, 0.0, num_heads)(x)
+    return float((mine - book).abs().max())
+
+
+def mistakes(settings: Settings, num_heads: int, prompt: int) -> None:
+    record = stage_call(lesson.mistakes_trace, settings, "kv-cache", num_heads=num_heads, prompt=prompt)
+    right, n = record["right"], record["run"]
+    stale = lesson.largest_difference(record["no_reset"], right)
+    again = lesson.largest_difference(record["reset"], right)
+    pitfall("Forgetting reset_cache() between two texts",
+            "module(x_prompt, use_cache=True)   # text 1 ...\n# no reset_cache()\nmodule(x_prompt, use_cache=True)   "
+            "# text 2 sees text 1's keys",
+            "module.reset_cache()               # empty cache, pointer 0\nmodule(x_prompt, use_cache=True)",
+            f"The same {n} tokens generated a second time without a reset: the cache still holds the first run's "
+            f"keys and the pointer ran on to {record['ptr_no_reset']}. The outputs differ from the first run's by up to "
+            f"{stale:.4f}." if stale >= lesson.SAME else f"Without a reset the outputs differ by only {stale:.1e}.",
+            f"With reset_cache() the second run repeats the first: largest difference {lesson.difference_text(again)}.")
+    wrong = lesson.largest_difference(record["mask_from_0"], right)
+    pitfall("Slicing the mask from row 0 instead of ptr_current_pos (the book's pull request #697)",
+            "mask_bool = self.mask.bool()[:num_tokens_Q, :num_tokens_K]",
+            "mask_bool = self.mask.bool()[\n    self.ptr_current_pos:self.ptr_current_pos + num_tokens_Q, :num_tokens_K]",
+            f"A lone new query gets row 1 of the causal mask, which hides every key but the first: the outputs of the "
+            f"one-token steps are off by up to {wrong:.4f}." if wrong >= lesson.SAME else
+            f"Here every step fed the prompt from position 0, so the two slices agree (largest difference {wrong:.1e}); "
+            "a one-token step after the prompt is where they part.",
+            "The slice starts at the new token's own position: its row lets it see every cached key, as an uncached "
+            "forward would.")
+    st.caption("PR #697 first reported the older slice `mask[:num_tokens, :num_tokens]`, a 1 × 1 mask with the "
+               "cache; slicing from 0 to num_tokens_K was the first fix proposed, and it broke the cached outputs. "
+               "The book's code now slices at the pointer.")

@@ -1,0 +1,255 @@
+"""The sliding-window screen's blocks: the W control, the two masks, the view of every window, and the bodies of its
+folded sections (the sweep over W, W ≥ T, the cached prefill, generation, memory, the tensors, the mistakes).
+
+screens/sliding_window.py keeps the outline; the numbers come from attention_core/lessons/sliding_window.py.
+"""
+import pandas as pd
+import streamlit as st
+
+from attention_core.drawing import numbers
+from attention_core.drawing.text import md_escape
+from attention_core.lessons import cache_bytes
+from attention_core.lessons import sliding_window as swa
+from ui.compute.cache import stage_call
+from ui.draw.checks import agreement, pitfall
+from ui.draw.code import source
+from ui.draw.display import table, table_height
+from ui.draw.heatmaps import show_matrix
+from ui.state.session import clamp, control, note, set_value, value
+from ui.state.settings import Settings
+
+STAGE = "sliding-window"
+GENERATION_STEPS = 64  # tokens generated one at a time in the check (the cache's work; 1,024 would take seconds)
+
+
+def window_control(num_tokens: int, scrubbed: bool) -> int:
+    """W, from 1 to the number of tokens (a longer window is the same mask: the screen says so once). In the view's
+    frames when every window fits the browser, else a slider here."""
+    asked = value("sliding_window")
+    if asked > num_tokens:  # a longer window hides nothing more than W = T: the nearest, not the default
+        set_value("sliding_window", num_tokens)
+        note(f"W = {asked:,} is more than the {num_tokens:,} tokens, and no window longer than the input hides "
+             f"anything W = {num_tokens:,} does not; showing W = {num_tokens:,}.")
+    window = clamp("sliding_window", low=1, high=num_tokens, fallback_note="W = {old} hides every key; showing W = {new}.")
+    if scrubbed or num_tokens == 1:
+        return window
+    return control(st.slider, "Window W (the keys each query sees, itself included)", "sliding_window",
+                   min_value=1, max_value=num_tokens)
+
+
+def head_control(num_heads: int) -> int:
+    """The head the view opens at, 0-based (the URL's head, kept inside the count)."""
+    return clamp("head", low=1, high=num_heads,
+                 fallback_note=f"Head {{old}} does not exist ({num_heads} heads); showing head {{new}}.") - 1
+
+
+def masks_side_by_side(record: dict, settings: Settings, window: int) -> None:
+    """The causal mask and the band mask, dark = may see in both."""
+    left, right = st.columns(2)
+    labels = ("may see", "hidden")
+    with left:
+        show_matrix(record["causal_mask"], settings, "mask", "causal: diff < 0 (1 = hidden)", mask_labels=labels,
+                    mask_dark=0)
+    with right:
+        show_matrix(record["mask_bool"], settings, "mask", f"sliding window W = {window:,}: diff < 0 | diff >= W",
+                    mask_labels=labels, mask_dark=0)
+    st.caption("diff = query position − key position. Both masks hide the future (diff < 0); the window also hides "
+               f"every key W = {window:,} or more tokens back, which leaves a band of width W along the diagonal.")
+
+
+def view_arguments(record: dict, stack: dict | None, settings: Settings, num_heads: int, window: int,
+                   head: int) -> dict:
+    """ui.show_view's arguments: the weights of one head at W beside the causal layer's; with `stack` (every
+    window) W moves in the browser, else the heads of the server's W."""
+    num_tokens = len(settings.tokens)
+    if stack is not None:
+        frames = {"dims": [{"name": "Window W", "param": "sliding_window", "values": list(range(1, num_tokens + 1)),
+                            "labels": [str(w) for w in range(1, num_tokens + 1)]},
+                           {"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
+                            "labels": [str(h) for h in range(1, num_heads + 1)]}],
+                  "initial": swa.frame_of(window, head, num_heads)}
+        weights, causal, context = stack["weights"], stack["causal_weights"], stack["context_vec"]  # (F, T, ·)
+        scores = stack["masked_scores"]
+    else:  # one window (the server's), every head
+        frames = {"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
+                  "labels": [str(h) for h in range(1, num_heads + 1)], "initial": head}
+        weights, causal, context = record["attn_weights"], record["causal_weights"], record["context_vec"]
+        scores = record["masked_scores"]
+    # order: the masked scores rank the bars, and their −inf (outside the window) leaves those keys out of the list:
+    # a narrow band's map is mostly zeros, which the view would otherwise list as weights of 0.0000
+    return dict(matrix=weights, settings=settings, kind="weights", title="attn_weights with a sliding window (one head)",
+                view_key="swa_view", parts=("matrix", "row", "cell") if num_tokens <= 64 else ("row", "cell"),
+                commit=True, frames=frames, row_title="weights inside the window",
+                also=[("causal: no window", causal, "weights")],
+                vectors=[("windowed context_vec", context), ("causal context_vec", record["causal_context"])],
+                order=scores, order_name="masked scores")
+
+
+def keys_sentence(record: dict, q: int, window: int) -> str:
+    """Which keys the committed query sees, and how many the causal mask would give it."""
+    seen = int(record["visible"][q])
+    first = q + 1 - seen + 1
+    return (f"Query {q + 1} sees key{'s' if seen > 1 else ''} {first}" + (f" … {q + 1}" if seen > 1 else "")
+            + f": {seen} of the {q + 1} a causal layer gives it (min(W, {q + 1}) with W = {window:,}); every other "
+            "key gets weight exactly 0.")
+
+
+def sweep(settings: Settings, num_heads: int) -> None:
+    """The last query's context vector as W shrinks (it loses keys first), and how far each W moves any query."""
+    num_tokens = len(settings.tokens)
+    q = num_tokens - 1
+    windows = swa.sweep_windows(num_tokens)
+    found, _, _ = stage_call(swa.context_by_window, settings, STAGE, num_heads=num_heads, windows=windows)
+    shown = min(settings.d_out, 4)
+    rows = {f"W = {w:,}": [numbers.fixed(float(v)) for v in found["context_vec"][n, q, :shown]]
+            + [numbers.fixed(found["vs_causal"][n])] for n, w in enumerate(windows)}
+    columns = [f"dim {i + 1}" for i in range(shown)] + ["max |Δ| vs causal, any query"]
+    st.dataframe(pd.DataFrame.from_dict(rows, orient="index", columns=columns), width="content",
+                 height=table_height(len(rows)))
+    st.caption(f"The context vector of the last query, {md_escape(settings.labels[q])} (first {shown} of "
+               f"{settings.d_out} dims), at each W: it is the first to lose keys as W shrinks. "
+               + swa.sweep_sentence(windows, found["vs_causal"], num_tokens))
+
+
+def equals_causal(record: dict, settings: Settings) -> None:
+    """W ≥ T against the causal layer, with the numbers."""
+    num_tokens, gap = len(settings.tokens), record["full_vs_causal"]
+    st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", f"{gap:.1e}")
+    said = "are equal" if gap <= swa.SAME else "differ"
+    st.markdown(f"At W = T = {num_tokens:,} the two layers' context vectors {said} (largest difference "
+                f"{numbers.plain(gap)}). The query at position i and a key at position j give diff = i − j ≤ "
+                f"T − 1 = {num_tokens - 1:,} < W, so `diff >= W` hides nothing and the band is the causal mask. The "
+                "book's class uses the same fact for `sliding_window_size=None`: it sets W = num_tokens_K + 1.")
+
+
+def prefill(settings: Settings, num_heads: int, window: int) -> None:
+    """The prompt prefilled in chunks with the cache: the book's W + C − 1 keys against the W of the code before
+    #1013, and both against one uncached forward."""
+    num_tokens = len(settings.tokens)
+    if num_tokens < 2:
+        st.caption("With one token there is one chunk of one token: nothing to prefill in pieces.")
+        return
+    chunk = st.slider("Chunk size C (tokens fed per cached call)", 1, num_tokens, swa.default_chunk(num_tokens),
+                      key="swa_chunk")
+    found, _, _ = stage_call(swa.prefill_trace, settings, STAGE, num_heads=num_heads, window=window, chunk=chunk)
+    span = lambda keys: f"{keys[0] + 1:,} … {keys[-1] + 1:,} ({len(keys):,})" if keys else "none"  # noqa: E731
+    rows = [{"chunk": f"{c['start'] + 1:,} … {c['end']:,}", "keys: the book": span(c["right_keys"]),
+             "keys before #1013": span(c["wrong_keys"]), "cache after": f"{c['cache_len']:,}"}
+            for c in found["chunks"][:12]]
+    st.dataframe(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
+    if len(found["chunks"]) > 12:
+        st.caption(f"The first 12 of {len(found['chunks']):,} chunks.")
+    st.markdown(f"A chunk of C new tokens starts at some position p. Its first query needs the W − 1 = {window - 1:,} "
+                "keys before p, and its last query the chunk itself: W + C − 1 keys. The cache then keeps only the "
+                f"last W = {window:,}, all that the next token needs. " + swa.prefill_sentence(found))
+    prefill_rows(found, settings.labels, found["chunks"][1]["start"] if len(found["chunks"]) > 1 else 0)
+
+
+def prefill_rows(found: dict, labels: list, first: int, count: int = 12) -> None:
+    """The context vectors row by row: uncached, the book's prefill, the one before #1013 (first 2 dims each), and
+    each row's largest |before − uncached| (nan where it came out nan). Up to 12 tokens every row, else the 12 from
+    the second chunk on, where keys can go missing."""
+    num_tokens = len(found["uncached"])
+    start = 0 if num_tokens <= count else first
+    fmt = lambda row: ", ".join(numbers.fixed(float(v)) for v in row[:2])  # noqa: E731
+    rows = [{"token": labels[i], "uncached": fmt(found["uncached"][i]), "the book's prefill": fmt(found["right"][i]),
+             "before #1013": fmt(found["wrong"][i]),
+             "|before − uncached|": numbers.fixed(float((found["wrong"][i] - found["uncached"][i]).abs().max()))}
+            for i in range(start, min(start + count, num_tokens))]
+    st.dataframe(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
+    end = start + len(rows)
+    st.caption("context_vec (first 2 dims) of each query" + (f", tokens {start + 1:,} … {end:,} of {num_tokens:,} "
+                                                              "(from the second chunk on)." if num_tokens > count else "."))
+
+
+def generation(settings: Settings, num_heads: int, window: int) -> None:
+    """One token at a time with the cache, against the uncached layer, at every step."""
+    steps = min(len(settings.tokens), GENERATION_STEPS)
+    found, _, _ = stage_call(swa.generation_check, settings, STAGE, num_heads=num_heads, window=window, steps=steps)
+    worst = max(found["gaps"])
+    agreement([(f"cached vs uncached, worst of {steps:,} steps", worst)])
+    lengths = found["cache_lengths"]
+    st.markdown(f"Fed one token at a time, the cache grows to W = {window:,} tokens and stays there: after step "
+                f"{steps:,} it holds {lengths[-1]:,}" + (f" (not {steps:,})" if lengths[-1] < steps else "")
+                + ". Each step's output " + ("equals" if worst <= numbers.TOLERANCE else "differs from")
+                + f" the uncached layer's row (largest difference {numbers.plain(worst)})."
+                + (f" The first {steps} of the {len(settings.tokens):,} tokens are checked."
+                   if steps < len(settings.tokens) else ""))
+
+
+def memory(settings: Settings, num_heads: int, window: int) -> None:
+    """What the cache holds: this layer, GPT-2 small with every layer a window, and Gemma 3's schedule."""
+    num_tokens, head_dim = len(settings.tokens), settings.d_out // num_heads
+    full, windowed = swa.layer_bytes(num_tokens, window, num_heads, head_dim)
+    gpt2 = swa.schedule_bytes(cache_bytes.GPT2_SMALL, window, swa_per_full=cache_bytes.GPT2_SMALL.layers)
+    rows = [("this layer, after the {:,} tokens (float32)".format(num_tokens), full, windowed),
+            (f"GPT-2 small, 12 layers, all W = {min(window, 1024):,}, at 1,024 tokens", gpt2["all_full"], gpt2["mixed"])]
+    st.dataframe(pd.DataFrame([{"cache": name, "no window": f"{a:,} B", "window": f"{b:,} B",
+                                "window / full": f"{b / a:.4f}" if a else "—"} for name, a, b in rows]),
+                 width="content", hide_index=True, height=table_height(len(rows)))
+    st.caption("Bytes = tokens × layers × 2 (K and V) × kv_heads × head_dim × bytes per element "
+               "(attention_core/lessons/cache_bytes.py, the book's memory_estimator_swa.py). A window layer holds "
+               "min(W, tokens) tokens however long the text grows; a full layer holds them all.")
+    model = swa.GEMMA3
+    k = st.slider("Sliding-window layers per full layer (K : 1)", 0, 11, swa.GEMMA3_SWA_PER_FULL, key="swa_ratio")
+    mixed = swa.schedule_bytes(model, swa.GEMMA3_WINDOW, k)
+    gb = lambda n: f"{n / 1e9:,.2f} GB"  # noqa: E731 (the book's estimator prints GB of 1000³ bytes)
+    cols = st.columns(3)
+    cols[0].metric(f"{model.name}, every layer full", gb(mixed["all_full"]))
+    cols[1].metric(f"{k} : 1, window {swa.GEMMA3_WINDOW:,}", gb(mixed["mixed"]))
+    cols[2].metric("saved", f"{mixed['saved']:.1%}")
+    said = (f"{model.name} at its {model.context:,}-token context, {model.layers} layers of {model.kv_heads} key/value "
+            f"heads × {model.head_dim} in bf16: with {k} : 1, {mixed['swa_layers']} layers keep {swa.GEMMA3_WINDOW:,} "
+            f"tokens and {mixed['full_layers']} keep all {model.context:,}"
+            + (", as Gemma 3 does." if k == swa.GEMMA3_SWA_PER_FULL else ". Gemma 3 uses 5 : 1."))
+    if mixed["full_layers"] and mixed["swa_layers"]:
+        held = mixed["full_layers"] * model.context
+        share = held / (held + mixed["swa_layers"] * swa.GEMMA3_WINDOW)
+        said += f" The {mixed['full_layers']} full layers now hold {share:.1%} of the cached tokens."
+    st.markdown(said)
+
+
+def tensors(record: dict, settings: Settings) -> None:
+    labels = settings.labels
+    table(record["mask_bool"].int(), "mask_bool = (diff < 0) | (diff >= W)", labels, labels)
+    table(record["masked_scores"], "attn_scores after masked_fill (head 1)", labels, labels)
+    table(record["attn_weights"], "attn_weights (head 1)", labels, labels)
+    table(record["context_vec"], "context_vec", labels)
+    table(record["causal_context"], "causal context_vec (sliding_window_size=None)", labels)
+
+
+def checks(record: dict) -> None:
+    agreement([("context vectors vs F.scaled_dot_product_attention(attn_mask=~mask_bool)", record["vs_sdpa"])])
+
+
+def mistakes(settings: Settings, num_heads: int, window: int) -> None:
+    """Each wrong mask's numbers beside the right ones, on the lesson's own inputs."""
+    found, _, _ = stage_call(swa.mistakes, settings, STAGE, num_heads=num_heads, window=window)
+    right = found["right"]
+    seen = lambda r: ", ".join(f"{int(n)}" for n in r["visible"][:12])  # noqa: E731
+    off = found["off_by_one"]
+    pitfall("The band one key too wide: `diff > W`",
+            "mask_bool = (diff < 0) | (diff > W)", "mask_bool = (diff < 0) | (diff >= W)",
+            f"Keys seen per query: {seen(off)}, W + 1 where there are enough; the context vectors move by "
+            f"{off['vs_right']:.4f}." if off["vs_right"] > swa.SAME else
+            f"Keys seen per query: {seen(off)}; here nothing changes (W ≥ T or too few tokens to tell).",
+            f"Keys seen per query: {seen(right)}: at most W = {window:,}, the query itself included.",
+            wrong_box=st.warning if off["vs_right"] <= swa.SAME else st.error)
+    leak = found["no_causal"]
+    pitfall("The window without the causal half: `diff >= W` alone",
+            "mask_bool = diff >= W", "mask_bool = (diff < 0) | (diff >= W)",
+            f"Query 1 puts {leak['future_weight']:.4f} of its weight on later tokens (the future leaks in); "
+            f"the context vectors move by {leak['vs_right']:.4f}." if leak["future_weight"] > 0 else
+            "With one token there is no future to leak.",
+            f"Query 1 puts {right['future_weight']:.4f} on later tokens.",
+            wrong_box=st.error if leak["future_weight"] > 0 else st.warning)
+    chunk = swa.default_chunk(len(settings.tokens))
+    before, _, _ = stage_call(swa.prefill_trace, settings, STAGE, num_heads=num_heads, window=window, chunk=chunk)
+    broken = before["wrong_nan_rows"] > 0 or before["wrong_vs_uncached"] > swa.SAME
+    pitfall(f"The cached prefill that attends over the cache's W keys only (the book's code before #1013), "
+            f"chunks of {chunk:,}",
+            "keys = combined_k[:, -W:]  # the trimmed cache", "attn_keep = min(keys.size(1), W + num_tokens - 1)",
+            swa.before_fix_sentence(before), swa.fixed_prefill_sentence(before),
+            wrong_box=st.error if broken else st.warning)
+    st.caption("What the code before the fix computed, as this app rewrites it (checked against that commit's file):")
+    st.code(source(swa.prefill_before_fix), language="python", wrap_lines=True)

@@ -1,0 +1,97 @@
+"""The deck checks itself: what a teacher would have to fix by hand before projecting a slide.
+
+A slide is flagged when
+- something on it is cut: a code block, formula or table wider than its box, text past the slide's right
+  edge, a chart's text past its canvas or shortened with '…' (check_js.MEASURE finds them in the page);
+- text on it is under MIN_TEXT_PX at 1920 x 1080 (its CSS size x the slide's scale x --zoom);
+- it is less than MIN_FILLED filled (filled(): the share of the slide's area, in CELL-pixel squares, that
+  holds anything but the background);
+- a picture and its caption (or legend, colour bar) are on different slides.
+Every run writes the report beside the slides (check__<params>.txt, or check.txt); --strict makes a flagged
+slide fail the run. Pure Python on what the page reported, so tests/test_slides_check.py drives it directly.
+"""
+from dataclasses import dataclass, field
+
+from .cutting import MIN_TEXT_PX
+
+MIN_FILLED = 0.25  # a slide with less of its area drawn on is nearly empty
+CELL = 40  # filled(): the slide is read as squares of this many image pixels (at --scale 1)
+INK = 24  # filled(): a pixel differs from the background by more than this (0-255, any channel) to count
+
+
+@dataclass
+class SlideReport:
+    file: str
+    flags: list[str] = field(default_factory=list)
+
+
+def on_slide(top: float, start: float, stop: float) -> bool:
+    return start <= top < stop
+
+
+def cut_flags(measured: dict, start: float, stop: float) -> list[str]:
+    """What is cut at an edge on the slide from start to stop (CSS px of the page), each said once."""
+    found = []
+    for top, bottom, what in measured["cut"]:
+        if (on_slide(top, start, stop) or on_slide(bottom - 1, start, stop)) and what not in found:
+            found.append(what)
+    return [f"cut: {what}" for what in found]
+
+
+def small_text_flags(measured: dict, start: float, stop: float, scale: float, zoom: float) -> list[str]:
+    """Text under MIN_TEXT_PX on the slide, as drawn on a 1920 x 1080 image: the smallest, and how many runs."""
+    small = sorted((size * scale * zoom, text) for top, size, text in measured["texts"]
+                   if on_slide(top, start, stop) and size * scale * zoom < MIN_TEXT_PX - 0.05)
+    if not small:
+        return []
+    px, text = small[0]
+    return [f"small text: {len(small)} run(s) under {MIN_TEXT_PX} px, the smallest {px:.1f} px (\"{text}\")"]
+
+
+def caption_flags(blocks: list[dict], spans: list[tuple[float, float]]) -> dict[int, list[str]]:
+    """{slide index: flags} for each caption, legend or colour bar whose picture (the block above it) is on
+    another slide. spans: (start, stop) of each slide."""
+    def slide_of(y):
+        return next((k for k, (a, b) in enumerate(spans) if a <= y < b), None)
+
+    flags: dict[int, list[str]] = {}
+    for above, block in zip(blocks, blocks[1:]):
+        if not block["after"] or above["kind"] != "other":
+            continue
+        here, there = slide_of(block["top"]), slide_of(above["bottom"] - 1)
+        if here is not None and there is not None and here != there:
+            flags.setdefault(here, []).append(
+                f"caption apart from its picture: \"{block.get('text', '')[:70]}\" (the picture is on the slide before)")
+    return flags
+
+
+def filled(image, background: str) -> float:
+    """The share of the slide's CELL x CELL squares that hold ink (anything not the background)."""
+    import re
+
+    import numpy as np
+    rgb = np.asarray(image.convert("RGB"), dtype=np.int16)
+    bg = np.array([int(v) for v in re.findall(r"\d+", background)[:3]] or [255, 255, 255], dtype=np.int16)
+    ink = (np.abs(rgb - bg) > INK).any(axis=2)
+    cell = max(1, round(CELL * image.width / 1920))
+    rows, cols = ink.shape[0] // cell, ink.shape[1] // cell
+    cells = ink[:rows * cell, :cols * cell].reshape(rows, cell, cols, cell).any(axis=(1, 3))
+    return float(cells.mean())
+
+
+def fill_flag(share: float) -> list[str]:
+    return [f"nearly empty: {share:.0%} of the slide filled (under {MIN_FILLED:.0%})"] if share < MIN_FILLED else []
+
+
+def report_lines(reports: list[SlideReport], skipped: dict[str, list[str]]) -> list[str]:
+    """The report: one line per flag, what the deck left out, and the count."""
+    flagged = [r for r in reports if r.flags]
+    lines = [f"{r.file}: {flag}" for r in flagged for flag in r.flags] + skipped_lines(skipped)
+    lines.append(f"{len(flagged)} of {len(reports)} slide(s) flagged")
+    return lines
+
+
+def skipped_lines(skipped: dict[str, list[str]]) -> list[str]:
+    """What the deck left out because the app marks it for the teacher (ui.for_the_teacher), screen by screen."""
+    return [f"{screen}: left out, for the teacher, not the class: \"{text}\"" for screen, texts in skipped.items()
+            for text in texts]

@@ -1,0 +1,83 @@
+"""AppTest: the KV-cache screen at the book preset and at GPT-2 small's sizes: the step frames, the mask slice at the
+pointer, cached equal to uncached, the sections (the speed test only while open), bad steps."""
+from conftest import open_screen, open_sections, page_text, view_row, views
+
+from attention_core.book.inputs import BOOK_INPUTS
+from attention_core.lessons import kv_cache as lesson
+
+
+def _metric(at, label_start: str) -> str:
+    return next(str(m.value) for m in at.metric if m.label.startswith(label_start))
+
+
+def test_book_preset_steps_through_the_generation_in_the_view():
+    at = open_screen("kv-cache")
+    assert _metric(at, "keys cached after step 3") == "4" and _metric(at, "mask slice") == "1 × 4"
+    assert _metric(at, "multiply-adds at step 3") == "38 / 152"
+    assert _metric(at, "largest |cached − uncached|") == "0 (bit for bit)"
+    assert "`mask[3:4, :4]`" in page_text(at)  # the slice starts at ptr_current_pos
+    view = views(at)["kv_view"]
+    dims = view["meta"]["frames"]["dims"]
+    assert [d["param"] for d in dims] == ["kv_step"] and dims[0]["values"] == [1, 2, 3, 4, 5]
+    assert view["meta"]["frames"]["initial"] == 2  # step 3, 0-based
+    record = lesson.generation_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, prompt=2)
+    for frame, (_, stop) in enumerate(record["calls"]):
+        newest = stop - 1  # the row this step added: its weights over every cached key, with and without the cache
+        expected = {j: f"{float(w):.4f}" for j, w in enumerate(record["weights_cached"][0, newest, :stop])}
+        assert view_row(view, newest, frame=frame) == expected
+        assert view_row(view, newest, "also0", frame=frame) == expected
+
+
+def test_a_step_and_a_prompt_from_the_url_move_the_mask_slice():
+    at = open_screen("kv-cache", kv_step=1)
+    assert "`mask[0:2, :2]`" in page_text(at) and _metric(at, "mask slice") == "2 × 2"
+    at = open_screen("kv-cache", kv_prompt=4, kv_step=2)
+    assert "`mask[4:5, :5]`" in page_text(at) and _metric(at, "keys cached after step 2") == "5"
+
+
+def test_a_step_past_the_generation_falls_back_with_a_note():
+    at = open_screen("kv-cache", kv_step=99)
+    assert any("Step 99 does not exist (5 steps)" in w.value for w in at.warning)
+    at = open_screen("kv-cache", kv_prompt=50)
+    assert any("A prompt of 50 tokens is longer" in w.value for w in at.warning)
+
+
+def test_sections_show_the_work_memory_checks_and_mistakes():
+    at = open_screen("kv-cache", sections=["steps", "memory", "checks", "mistakes", "tensors"])
+    text = page_text(at)
+    assert "In all: 220 multiply-adds with the cache, 800 without" in text
+    assert "131,072" in text and "73,728" in text  # Llama 3 8B's and GPT-2 small's bytes per token
+    assert "differ from the first run's by up to 0.0721" in text  # no reset_cache()
+    assert "off by up to 0.1265" in text  # the mask sliced from 0
+    assert sum(m.value == "0.0e+00" for m in at.metric) >= 2 and not at.exception  # the agreement section
+    assert "largest difference 0 (bit for bit)" in text
+
+
+def test_the_speed_test_runs_only_while_its_section_is_open(monkeypatch):
+    calls = []
+
+    def fake(x, *, d_out, seed, device, budget_s=1.0):
+        calls.append(device)
+        return {"rows": [{"sizes": "the book's", "d_in": 3, "d_out": 2, "num_heads": 2, "cached": 50.0,
+                          "uncached": 100.0, "cached_tokens": 64, "uncached_tokens": 30}], "device": "cpu", "note": None}
+
+    monkeypatch.setattr(lesson, "speed_trace", fake)
+    at = open_screen("kv-cache", sections=["steps", "memory"])
+    assert not calls
+    open_sections(at, "kv-cache", ["speed"])
+    text = page_text(at)
+    assert calls == ["cpu"] and "does not pay: slower, 0.50×" in text and "100 (30 of 64 tokens)" in text
+    assert "At the book's sizes a run reached the end of its share" in text
+    at.run()
+    assert calls == ["cpu"]  # measured once: a rerun reads the cache
+
+
+def test_gpt2_small_steps_through_the_first_64_tokens():
+    at = open_screen("kv-cache", preset="gpt2-small", sections=["checks"])
+    text = page_text(at)
+    assert "first 64 of the 1,024 tokens" in text
+    view = views(at)["kv_view"]
+    assert len(view["meta"]["frames"]["dims"][0]["values"]) == 64 - 2 + 1
+    assert float(_metric(at, "largest |cached − uncached|")) < 1e-5
+    assert _metric(at, "keys cached after step 3") == "4"
+    assert len(at.select_slider(key="head").options) == 12  # GPT-2 small's heads, one drawn at a time

@@ -1,0 +1,64 @@
+"""AppTest: the sliding-window screen at the book's sizes (every W in the browser, the class's numbers in the view and
+the sections) and at GPT-2 small's (W a server slider), and a bad ?sliding_window= gets a note."""
+import torch
+
+from attention_core.book.inputs import BOOK_INPUTS
+from attention_core.lessons import sliding_window as swa
+from conftest import open_screen, page_text, view_row, views
+
+
+def test_book_preset_sends_every_window_and_head_and_each_frame_is_the_classs():
+    at = open_screen("sliding-window", sections="all")
+    text = page_text(at)
+    view = views(at)["swa_view"]
+    window, head = view["meta"]["frames"]["dims"]
+    assert (window["param"], window["values"], head["param"], head["values"]) == (
+        "sliding_window", [1, 2, 3, 4, 5, 6], "head", [1, 2])
+    assert view["meta"]["frames"]["initial"] == swa.frame_of(3, 0, 2)  # the book's W = 3, head 1
+    for w in (1, 3, 6):
+        record, _, _ = swa.window_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, window=w)
+        for h in range(2):
+            for query in range(6):
+                shown = view_row(view, query, frame=swa.frame_of(w, h, 2))
+                assert list(shown.values()) == [f"{x:.4f}" for x in record["attn_weights"][h, query, :query + 1].tolist()]
+    assert "0.2298" in text and "0.4474" in text  # context_vec of token 6 at W = 3 (the book's file: 0.22976, 0.44740)
+    assert "Before the fix, the chunks' early queries lost keys and their vectors differ by up to 0.1164" in text
+    assert "2 … 6 (5)" in text and "4 … 6 (3)" in text  # chunk 2: the book keeps W + C − 1 = 5 keys, before #1013 3
+    assert "after step 6 it holds 3 (not 6)" in text
+    assert "66.57 GB" in text and "11.17 GB" in text and "83.2%" in text  # Gemma 3 27B, 5 : 1 against all full
+    assert "At W = T = 6 the two layers' context vectors are equal" in text
+    assert not at.main.slider or "sliding_window" not in [s.key for s in at.main.slider]  # W moves in the view
+
+
+def test_the_lesson_follows_a_window_from_the_url_and_w_at_least_t_is_causal():
+    wide = page_text(open_screen("sliding-window", sliding_window=6))
+    assert "At W = 6 the context vectors equal the causal layer's" in wide
+    narrow = page_text(open_screen("sliding-window", sliding_window=1, query=6))
+    assert "Query 6 sees key 6: 1 of the 6" in narrow and "the last 5 queries (tokens 2 … 6)" in narrow
+
+
+def test_a_window_longer_than_the_input_or_zero_falls_back_with_a_note():
+    at = open_screen("sliding-window", sliding_window=50)
+    assert any("W = 50 is more than the 6 tokens" in w.value for w in at.warning)
+    assert views(at)["swa_view"]["meta"]["frames"]["initial"] == swa.frame_of(6, 0, 2)
+    zero = open_screen("sliding-window", sliding_window=0)
+    assert zero.warning and not zero.exception  # the URL's range check: the default W = 3 with a note
+
+
+def test_gpt2_small_preset_moves_w_on_the_server_and_sends_one_window():
+    at = open_screen("sliding-window", preset="gpt2-small", sliding_window=512)
+    slider = next(s for s in at.main.slider if s.key == "sliding_window")
+    assert (slider.value, slider.max) == (512, 1024)
+    view = views(at)["swa_view"]
+    assert view["meta"]["frames"]["dims"][0]["param"] == "head" and len(view["meta"]["frames"]["dims"][0]["values"]) == 12
+    rank = view["rank"]["key"].to_numpy().reshape(12, 1024, -1)  # each row's bars: keys inside the window only
+    assert set(rank[0, 1].tolist()) - {1024} == {0, 1} and (rank[0, 1023] >= 512).all()
+    text = page_text(at)
+    assert "the last 512 queries (tokens 513 … 1,024) lose their oldest keys" in text
+    slider.set_value(1024).run()
+    assert not at.exception and "At W = 1,024 the context vectors equal the causal layer's" in page_text(at)
+
+
+def test_the_window_trace_runs_on_the_requested_device_or_says_why_not():
+    record, used, note = swa.window_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, window=3)
+    assert used == "cpu" and note is None and record["attn_weights"].device == torch.device("cpu")
