@@ -39,8 +39,8 @@ def test_the_class_gives_the_books_numbers_cached_and_uncached():
         uncached = module(x)
         cached = torch.cat([module(x[:, :2], use_cache=True)] + [module(x[:, t:t + 1], use_cache=True)
                                                                   for t in range(2, 6)], dim=1)
-    assert torch.allclose(uncached[0], torch.tensor(BOOK_OUTPUT), atol=1e-7, rtol=0)
-    assert torch.equal(cached, uncached)
+    assert torch.allclose(uncached[0], torch.tensor(BOOK_OUTPUT), atol=1e-6, rtol=0)
+    assert torch.allclose(cached, uncached, atol=1e-6, rtol=0)  # equal here; other processors may round apart
     assert module.ptr_current_pos == 6 and module.cache_k.shape == (1, 6, 2, 1)
 
 
@@ -51,7 +51,7 @@ def test_one_token_a_call_gives_the_books_numbers():
     with torch.no_grad():
         outputs = [module(x[:, t:t + 1], use_cache=True) for t in range(5)]
         uncached = module(x)
-    assert torch.allclose(outputs[-1][0, 0], torch.tensor(ONE_AT_A_TIME_LAST), atol=1e-7, rtol=0)
+    assert torch.allclose(outputs[-1][0, 0], torch.tensor(ONE_AT_A_TIME_LAST), atol=1e-6, rtol=0)
     assert torch.allclose(torch.cat(outputs, dim=1), uncached, atol=1e-6, rtol=0)
 
 
@@ -92,12 +92,13 @@ def test_trace_is_forward_and_moves_the_cache_the_same_way(use_cache):
 
 
 @pytest.mark.parametrize("prompt", [1, 2, 6])
-def test_book_generation_cached_equals_uncached_bit_for_bit_at_every_step(prompt):
+def test_book_generation_cached_equals_uncached_at_every_step(prompt):
     record = lesson.generation_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, prompt=prompt)
     assert record["calls"][0] == (0, prompt) and len(record["calls"]) == 6 - prompt + 1
-    assert record["difference"] == [0.0] * len(record["calls"])
-    assert torch.equal(record["context_cached"], record["context_uncached"])
-    assert torch.allclose(record["context_cached"], torch.tensor(BOOK_OUTPUT), atol=1e-7, rtol=0)
+    # 0.0 at every step on this machine; within float32 rounding wherever another processor's kernels round apart
+    assert len(record["difference"]) == len(record["calls"]) and max(record["difference"]) <= 1e-6
+    assert torch.allclose(record["context_cached"], record["context_uncached"], atol=1e-6, rtol=0)
+    assert torch.allclose(record["context_cached"], torch.tensor(BOOK_OUTPUT), atol=1e-6, rtol=0)
     assert [m.shape for m in record["masks"]] == [(stop - start, stop) for start, stop in record["calls"]]
     assert record["ptrs"] == [start for start, _ in record["calls"]]
     assert all(not m[-1].any() for m in record["masks"])  # the newest query sees every cached key
@@ -149,7 +150,7 @@ def test_memory_formula_gives_the_books_readme_figure_and_the_models_sizes():
 def test_each_mistake_differs_from_the_right_generation_and_the_fix_does_not():
     record = lesson.mistakes_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, prompt=2)
     right = record["right"]
-    assert torch.allclose(right, torch.tensor(BOOK_OUTPUT), atol=1e-7, rtol=0)
+    assert torch.allclose(right, torch.tensor(BOOK_OUTPUT), atol=1e-6, rtol=0)
     assert torch.equal(record["reset"], right) and record["ptr_no_reset"] == 12
     assert lesson.largest_difference(record["no_reset"], right) > 1e-2
     from_zero = record["mask_from_0"]

@@ -51,8 +51,10 @@ def book_layer(window, d_in=3, d_out=2, num_heads=2, seed=123):
 
 
 def same_bits(found: torch.Tensor, expected: list) -> bool:
-    return torch.equal(found.isnan(), torch.tensor(expected).isnan()) and torch.equal(
-        found.nan_to_num(7.0), torch.tensor(expected, dtype=torch.float32).nan_to_num(7.0))
+    """The same nan cells, and the same numbers within float32 rounding: the golden lists were printed by the book's
+    file on one machine, and another processor may round the last bit differently."""
+    return torch.equal(found.isnan(), torch.tensor(expected).isnan()) and torch.allclose(
+        found.nan_to_num(7.0), torch.tensor(expected, dtype=torch.float32).nan_to_num(7.0), atol=1e-6, rtol=0)
 
 
 @pytest.mark.parametrize("window, golden", [(None, CAUSAL), (3, WINDOW_3), (1, WINDOW_1)])
