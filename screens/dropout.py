@@ -75,9 +75,10 @@ def screen():
             blocks.many_draws(weights, dropped, p, seed, settings.labels)
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
-            ui.table(weights, "attn_weights", settings.labels, settings.labels)
-            ui.table(keep, "keep_mask", settings.labels, settings.labels)
-            ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
+            with ui.table_grid():
+                ui.table(weights, "attn_weights", settings.labels, settings.labels)
+                ui.table(keep, "keep_mask", settings.labels, settings.labels)
+                ui.table(dropped, "dropout(attn_weights)", settings.labels, settings.labels)
     ui.show_code(stages.dropout_keep_mask, stages.dropout, stages.dropout_mean, book="dropout")
     ui.explain(
         "**Why drop attention weights?** Silencing random token-to-token links during training stops the model "

@@ -111,8 +111,9 @@ def sections(trace, weights, num_heads: int, q: int) -> None:
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown and trace():
             st.caption("MultiHeadAttention's per-head tensors (tables show head 1; the shapes carry the head axis):")
-            for key in ("queries", "attn_weights", "heads_context"):
-                ui.table(trace()["mha"][key], key, settings.labels, settings.labels if key == "attn_weights" else None)
+            with ui.table_grid():
+                for key in ("queries", "attn_weights", "heads_context"):
+                    ui.table(trace()["mha"][key], key, settings.labels, settings.labels if key == "attn_weights" else None)
     with ui.section("out-proj", "out_proj: mixing the heads", icon=":material/merge:") as shown:
         if shown and trace():
             blocks.out_proj_lesson(trace(), settings, d_out, num_heads)

@@ -13,7 +13,7 @@ from attention_core.drawing import numbers
 from attention_core.lessons import kv_cache as lesson
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, checked, pitfall
-from ui.draw.display import device_badge, table
+from ui.draw.display import device_badge, table, table_grid
 from ui.state.settings import Settings
 
 GENERATE = """module.reset_cache()                              # a new text: empty cache, pointer at 0
@@ -48,10 +48,11 @@ def step_tensors(record: dict, step: int, head: int, labels: list) -> None:
     keys = [str(label) for label in labels[:stop]]
     st.caption(f"Step {step}, head {head + 1}: the cache holds {stop} key and value rows, the last "
                f"{stop - start} added by this step.")
-    table(record["queries"][head, start:stop], "queries (this step's new rows)", rows)
-    table(record["cache_k"][head, :stop], "cache_k after this step", keys)
-    table(record["cache_v"][head, :stop], "cache_v after this step", keys)
-    table(record["weights_cached"][head, start:stop, :stop], "attn_weights (new rows × every cached key)", rows, keys)
+    with table_grid():
+        table(record["queries"][head, start:stop], "queries (this step's new rows)", rows)
+        table(record["cache_k"][head, :stop], "cache_k after this step", keys)
+        table(record["cache_v"][head, :stop], "cache_v after this step", keys)
+        table(record["weights_cached"][head, start:stop, :stop], "attn_weights (new rows × every cached key)", rows, keys)
 
 
 def every_step(record: dict) -> None:

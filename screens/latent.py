@@ -60,8 +60,9 @@ def sections(record: dict, num_heads: int, latent_dim: int, q: int) -> None:
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
             st.caption("What the cache holds (latent_new), and the keys and values rebuilt from it:")
-            for name in ("latent_new", "keys_all", "values_all", "context_vec"):
-                ui.table(record[name], name, settings.labels)
+            with ui.table_grid():
+                for name in ("latent_new", "keys_all", "values_all", "context_vec"):
+                    ui.table(record[name], name, settings.labels)
     ui.show_code(MultiHeadLatentAttention, title="The book's code: ch04/05_mla/gpt_with_kv_mla.py")
     ui.explain(
         "**Why a latent?** Keys and values of all heads are 2 · d_out numbers a token, and much of that is redundant "

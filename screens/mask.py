@@ -59,12 +59,13 @@ def screen():
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
             labels = settings.labels
-            ui.table(raw, "masked_scores (attn_scores.masked_fill(mask_bool, -inf))", labels, labels)
-            ui.table(weights, "attn_weights", labels, labels)
-            ui.table(record["masked_simple"], "masked_simple", labels, labels)
-            ui.table(record["masked_simple_norm"], "masked_simple_norm", labels, labels)
-            ui.table(record["unmasked_weights"], "unmasked attn_weights", labels, labels)
-            ui.table(record["context_vec"], "context_vec", labels)
+            with ui.table_grid():
+                ui.table(raw, "masked_scores (attn_scores.masked_fill(mask_bool, -inf))", labels, labels)
+                ui.table(weights, "attn_weights", labels, labels)
+                ui.table(record["masked_simple"], "masked_simple", labels, labels)
+                ui.table(record["masked_simple_norm"], "masked_simple_norm", labels, labels)
+                ui.table(record["unmasked_weights"], "unmasked attn_weights", labels, labels)
+                ui.table(record["context_vec"], "context_vec", labels)
     ui.show_code(stages.mask_simple, stages.mask_after_softmax, stages.causal_mask, stages.mask_scores,
                  stages.attend, book="mask")
     ui.explain(

@@ -9,7 +9,7 @@ from attention_core.drawing.text import md_escape
 from attention_core.lessons import rope
 from attention_core.lessons.head_counts import STACK_WEIGHTS
 from ui.draw.checks import pitfall
-from ui.draw.display import table
+from ui.draw.display import table, table_grid
 from ui.draw.vega import chart
 from ui.state.settings import Settings
 
@@ -132,12 +132,13 @@ def tensors(record: dict, settings: Settings) -> None:
     T = record["queries"].shape[0]
     offset = record["offset"]
     positions = [f"pos {p}" for p in range(offset, offset + T)]
-    table(record["cos"][offset:offset + T], "cos (from compute_rope_params)", positions)
-    table(record["sin"][offset:offset + T], "sin", positions)
-    for key in ("queries_raw", "queries", "keys_raw", "keys"):
-        table(record[key], key + (" (before apply_rope)" if key.endswith("raw") else " (after apply_rope)"),
-              settings.labels)
-    table(record["attn_weights"], "attn_weights (RoPE)", settings.labels, settings.labels)
+    with table_grid():
+        table(record["cos"][offset:offset + T], "cos (from compute_rope_params)", positions)
+        table(record["sin"][offset:offset + T], "sin", positions)
+        for key in ("queries_raw", "queries", "keys_raw", "keys"):
+            table(record[key], key + (" (before apply_rope)" if key.endswith("raw") else " (after apply_rope)"),
+                  settings.labels)
+        table(record["attn_weights"], "attn_weights (RoPE)", settings.labels, settings.labels)
 
 
 def mistakes(record: dict) -> None:

@@ -13,7 +13,7 @@ from attention_core.lessons import sliding_window as swa
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, pitfall
 from ui.draw.code import source
-from ui.draw.display import table, table_height
+from ui.draw.display import table, table_grid, table_height
 from ui.draw.heatmaps import show_matrix
 from ui.state.session import clamp, control, note, set_value, value
 from ui.state.settings import Settings
@@ -211,11 +211,12 @@ def memory(settings: Settings, num_heads: int, window: int) -> None:
 
 def tensors(record: dict, settings: Settings) -> None:
     labels = settings.labels
-    table(record["mask_bool"].int(), "mask_bool = (diff < 0) | (diff >= W)", labels, labels)
-    table(record["masked_scores"], "attn_scores after masked_fill (head 1)", labels, labels)
-    table(record["attn_weights"], "attn_weights (head 1)", labels, labels)
-    table(record["context_vec"], "context_vec", labels)
-    table(record["causal_context"], "causal context_vec (sliding_window_size=None)", labels)
+    with table_grid():
+        table(record["mask_bool"].int(), "mask_bool = (diff < 0) | (diff >= W)", labels, labels)
+        table(record["masked_scores"], "attn_scores after masked_fill (head 1)", labels, labels)
+        table(record["attn_weights"], "attn_weights (head 1)", labels, labels)
+        table(record["context_vec"], "context_vec", labels)
+        table(record["causal_context"], "causal context_vec (sliding_window_size=None)", labels)
 
 
 def checks(record: dict) -> None:

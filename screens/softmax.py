@@ -126,11 +126,12 @@ def why_sqrt_d_k() -> None:
 def tensors(record: dict, scale: bool) -> None:
     """The step's tensors as tables: the simplified and the trainable scores, scaled, and the weights."""
     labels, d_k = settings.labels, record["keys"].shape[-1]
-    ui.table(ui.projection(settings, "none", "softmax")[0]["attn_scores"], "attn_scores (x · x)", labels, labels)
-    ui.table(record["attn_scores"], "attn_scores (q · k)", labels, labels)
-    ui.table(record["scaled_scores"], f"attn_scores / d_k**0.5 (d_k = {d_k})", labels, labels)
-    ui.table(record["attn_weights"] if scale else record["unscaled_weights"],
-             "attn_weights" + ("" if scale else " (unscaled)"), labels, labels)
+    with ui.table_grid():
+        ui.table(ui.projection(settings, "none", "softmax")[0]["attn_scores"], "attn_scores (x · x)", labels, labels)
+        ui.table(record["attn_scores"], "attn_scores (q · k)", labels, labels)
+        ui.table(record["scaled_scores"], f"attn_scores / d_k**0.5 (d_k = {d_k})", labels, labels)
+        ui.table(record["attn_weights"] if scale else record["unscaled_weights"],
+                 "attn_weights" + ("" if scale else " (unscaled)"), labels, labels)
 
 
 screen()

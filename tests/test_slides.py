@@ -311,6 +311,19 @@ def test_filled_is_the_share_of_the_slide_that_holds_ink():
     assert check.filled(faint, "rgb(255, 255, 255)") == 0
 
 
+def test_only_a_screens_title_slide_may_be_nearly_empty():
+    check = SLIDES_MODULE.check
+    title = {"top": 60, "bottom": 140, "kind": "heading"}
+    intro = {"top": 150, "bottom": 220, "kind": "text"}
+    badge = {"top": 230, "bottom": 262, "kind": "other"}
+    table = {"top": 280, "bottom": 600, "kind": "other"}
+    assert check.title_slide([title, intro, badge], 0, 1000)
+    assert not check.fill_flag(0.12, title=True) and check.fill_flag(0.12, title=False)
+    assert not check.title_slide([title, intro, badge, table], 0, 1000)  # a picture on it: it must fill
+    assert not check.title_slide([title, intro], 1000, 2000)  # a later slide of the screen is no title slide
+    assert not check.title_slide([intro, badge], 0, 1000)  # no heading first: a tail, not a title
+
+
 def test_text_is_measured_at_the_slides_scale_and_a_caption_apart_from_its_picture_is_flagged():
     check = SLIDES_MODULE.check
     measured = {"texts": [[100, 20.0, "body"], [200, 18.0, "a tick label"], [2000, 10.0, "on the next slide"]],

@@ -181,3 +181,15 @@ def test_a_near_empty_slide_never_joins_the_start_of_another_topic():
                                          heading(1616, 1660, opens=True), block(1676, 2000)]}
     spans = cuts(layout, SLIDE)
     assert len(spans) == 3 and spans[1][1] == spans[2][0] == 1616 - GAP, spans  # the legend alone
+
+
+def test_a_tall_unit_never_leaves_a_one_line_tail_when_the_rows_allow_two_even_slides():
+    # /sliding-window's open code: a block a little taller than one slide of readable text (19 px, floor 0.84).
+    # Filled greedily, the second slide held its last line (4% of a slide); the last cut moves up instead.
+    rows = list(range(100, 1400, 40))
+    layout = {"height": 1500, "blocks": [block(0, 1400, fonts=SMALL, inner=rows)]}
+    slides = layout_slides(layout, SLIDE)
+    assert len(slides) == 2, [(s.start, s.stop) for s in slides]
+    heights = [s.stop - s.start for s in slides]
+    assert min(heights) >= cutting.NEAR_EMPTY * SLIDE, heights
+    assert slides[0].stop in rows and all(s.readable() for s in slides)

@@ -38,3 +38,24 @@ def test_gpt2_small_tables_show_the_first_eight_by_eight_and_say_so():
 def test_the_book_tables_stay_whole():
     for label, frame in tables(open_screen("scores", sections=["tensors"])):
         assert "showing" not in label and frame.shape[0] == 6, (label, frame.shape)
+
+
+def test_a_grid_packs_tables_side_by_side_as_many_as_a_row_holds():
+    six, one, eight = display.table_units([[0.0] * 6] * 6), display.table_units([[0.0]] * 6), display.table_units(
+        [[0.0] * 1024] * 1024)
+    assert (six, one, eight) == (7.5, 2.5, 9.5)
+    assert display.grid_rows([six, six, six]) == [[0, 1], [2]]  # two 6 x 6 maps a row
+    assert display.grid_rows([one] * 6) == [[0, 1, 2, 3], [4, 5]]  # at most ROW_TABLES a row
+    assert display.grid_rows([eight, eight]) == [[0], [1]]  # a GPT-2 window alone
+    assert display.grid_rows([six, one, one, six]) == [[0, 1, 2], [3]]  # in order, never reshuffled
+    assert display.grid_rows([]) == []
+
+
+def test_the_mask_screens_tables_sit_in_rows_of_two_and_keep_their_order():
+    at = open_screen("mask", sections=["tensors"])
+    names = [label.split("`")[1] for label, _ in tables(at)]
+    assert names[:3] == ["masked_scores (attn_scores.masked_fill(mask_bool, -inf))", "attn_weights", "masked_simple"]
+    rows = [block for block in at.main.children.values() if type(block).__name__ == "Block"]
+    side_by_side = [c for c in at.columns if any(re.match(r"\*\*`[^`]+`\*\* · shape", m.value) for m in c.markdown)]
+    assert len(side_by_side) == 6, len(side_by_side)  # six 6-column tables: three rows of two
+    assert rows  # the page has blocks at all (a guard against an empty tree passing the count above)

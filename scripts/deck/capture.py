@@ -107,7 +107,9 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
                                               + check.small_text_flags(measured, slide.start, slide.stop,
                                                                        slide.scale, args.zoom)
                                               + captions.get(i - 1, [])
-                                              + check.fill_flag(check.filled(image, layout["bg"]))))
+                                              + check.fill_flag(check.filled(image, layout["bg"]),
+                                                                  check.title_slide(layout["blocks"], slide.start,
+                                                                                    slide.stop))))
         if slide.scale < 1:
             size = small_text(slide.fonts)
             px = args.zoom * slide.scale  # image pixels per CSS pixel of text, on a 1920 x 1080 slide

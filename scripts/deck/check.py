@@ -5,7 +5,7 @@ A slide is flagged when
   edge, a chart's text past its canvas or shortened with '…' (check_js.MEASURE finds them in the page);
 - text on it is under MIN_TEXT_PX at 1920 x 1080 (its CSS size x the slide's scale x --zoom);
 - it is less than MIN_FILLED filled (filled(): the share of the slide's area, in CELL-pixel squares, that
-  holds anything but the background);
+  holds anything but the background), unless it is a screen's title slide (title_slide());
 - a picture and its caption (or legend, colour bar) are on different slides.
 Every run writes the report beside the slides (check__<params>.txt, or check.txt); --strict makes a flagged
 slide fail the run. Pure Python on what the page reported, so tests/test_slides_check.py drives it directly.
@@ -17,6 +17,7 @@ from .cutting import MIN_TEXT_PX
 MIN_FILLED = 0.25  # a slide with less of its area drawn on is nearly empty
 CELL = 40  # filled(): the slide is read as squares of this many image pixels (at --scale 1)
 INK = 24  # filled(): a pixel differs from the background by more than this (0-255, any channel) to count
+BADGE = 80  # title_slide(): a block shorter than this (CSS px) is a badge or a chip, not a picture
 
 
 @dataclass
@@ -79,8 +80,18 @@ def filled(image, background: str) -> float:
     return float(cells.mean())
 
 
-def fill_flag(share: float) -> list[str]:
-    return [f"nearly empty: {share:.0%} of the slide filled (under {MIN_FILLED:.0%})"] if share < MIN_FILLED else []
+def title_slide(blocks: list[dict], start: float, stop: float) -> bool:
+    """A screen's opening slide that holds only its title and intro (headings, prose, a badge under BADGE px
+    tall): the deck's divider between two screens, which is meant to be mostly empty."""
+    here = [b for b in blocks if on_slide(b["top"], start, stop)]
+    return start == 0 and bool(here) and here[0]["kind"] == "heading" and all(
+        b["kind"] in ("heading", "text") or b["bottom"] - b["top"] < BADGE for b in here)
+
+
+def fill_flag(share: float, title: bool = False) -> list[str]:
+    """Nearly empty: under MIN_FILLED of the slide holds ink. A title slide is exempt (title_slide)."""
+    return [f"nearly empty: {share:.0%} of the slide filled (under {MIN_FILLED:.0%})"] if (
+        share < MIN_FILLED and not title) else []
 
 
 def report_lines(reports: list[SlideReport], skipped: dict[str, list[str]]) -> list[str]:

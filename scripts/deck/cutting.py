@@ -10,6 +10,8 @@ The rules, in the order they apply:
 - A unit taller than a slide is scaled down only as far as its text stays readable (MIN_TEXT_PX at
   the slide's size, or unscaled where the app already draws it smaller); beyond that it is cut
   between two rows of its ink (text lines, table rows), never right after its heading or intro.
+  When that leaves a short tail (under NEAR_EMPTY of a slide), the last cut moves up to even out
+  the last two slides: two half slides, not a full one and a line.
 - A slide left mostly empty (under NEAR_EMPTY of a slide) joins its neighbour where the two fit
   on one slide at a readable scale; the tail of a topic never joins the start of the next.
 """
@@ -130,7 +132,15 @@ def split_tall(unit: Unit, start: int, end: int, height: float, band: float, zoo
         fits = [c for c in ahead if piece(position, c).readable(zoom)] or ahead[:1]  # unscaled ones included
         slides.append(piece(position, fits[-1]))
         position = fits[-1]
-    return slides + [piece(position, end)]
+    last = piece(position, end)
+    if slides and end - position < NEAR_EMPTY * last.room:  # a short tail: move the last cut up to even the two
+        before = slides[-1].start
+        even = [c for c in candidates if before < c < position and piece(before, c).readable(zoom)
+                and piece(c, end).readable(zoom)]
+        if even:
+            best = max(even, key=lambda c: min(c - before, end - c))
+            slides[-1], last = piece(before, best), piece(best, end)
+    return slides + [last]
 
 
 def layout_slides(layout: dict, height: float, band: float = TOP_BAND, zoom: float = 1.0) -> list[Slide]:

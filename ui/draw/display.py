@@ -1,4 +1,7 @@
 """Small blocks every screen uses: the device badge, folded explanations, tensors as tables."""
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import pandas as pd
 import streamlit as st
 import torch
@@ -16,6 +19,11 @@ from ui.compute.keys import fingerprint, labels_key
 # of which a slide showed about 10 x 20 cells and half a row. The heatmaps and views show every cell.
 WINDOW = 8
 PRESENTER_ROWS = 32  # presenter mode: tables up to this many rows are drawn whole, without a scroll box
+# table_grid: a row of tables holds at most this many units (a column of numbers is one, the row labels 1.5):
+# two 6-column tables side by side on a 1,280-px screen, four narrow ones, one 8-column GPT-2 window.
+ROW_UNITS = 16
+ROW_TABLES = 4
+_grid: ContextVar[list | None] = ContextVar("table_grid", default=None)  # the tables a table_grid collects
 
 
 def device_badge(device_used: str, device_note: str | None = None) -> None:
@@ -54,8 +62,48 @@ def window_note(shown: tuple[int, int], full: tuple[int, int]) -> str:
     return " and ".join(parts)
 
 
+def table_units(tensor) -> float:
+    """How wide a table of this tensor is drawn, in ROW_UNITS (its window of columns and its row labels)."""
+    shape = tuple(torch.as_tensor(tensor).shape) or (1,)
+    return 1.5 + window(1, shape[-1] if len(shape) > 1 else shape[0])[1]
+
+
+def grid_rows(units: list[float]) -> list[list[int]]:
+    """The tables (by index, in order) on each row of a table_grid: as many as fit ROW_UNITS and ROW_TABLES."""
+    rows: list[list[int]] = []
+    for k, width in enumerate(units):
+        if rows and len(rows[-1]) < ROW_TABLES and sum(units[j] for j in rows[-1]) + width <= ROW_UNITS:
+            rows[-1].append(k)
+        else:
+            rows.append([k])
+    return rows
+
+
+@contextmanager
+def table_grid():
+    """The tables drawn inside sit side by side, as many as a row holds: a slide or a wide screen shows a
+    step's small tensors together, not one narrow table under another (a phone stacks the columns)."""
+    pending: list[tuple] = []
+    token = _grid.set(pending)
+    try:
+        yield
+    finally:
+        _grid.reset(token)
+    for row in grid_rows([table_units(entry[0]) for entry in pending]):
+        if len(row) == 1:
+            table(*pending[row[0]])
+            continue
+        for column, k in zip(st.columns([table_units(pending[k][0]) for k in row], gap="medium"), row):
+            with column:
+                table(*pending[k])
+
+
 def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
-    """A tensor as a table with its shape, 4 decimals; a big one cut to a window a slide shows whole (`window`)."""
+    """A tensor as a table with its shape, 4 decimals; a big one cut to a window a slide shows whole (`window`).
+    Inside a table_grid it is drawn when the grid closes, beside its neighbours."""
+    if (pending := _grid.get()) is not None:
+        pending.append((tensor, name, row_labels, col_labels))
+        return
     t = torch.as_tensor(tensor).detach().float().cpu()
     shape = tuple(t.shape)
     while t.dim() > 2:
