@@ -59,3 +59,13 @@ def test_the_mask_screens_tables_sit_in_rows_of_two_and_keep_their_order():
     side_by_side = [c for c in at.columns if any(re.match(r"\*\*`[^`]+`\*\* · shape", m.value) for m in c.markdown)]
     assert len(side_by_side) == 6, len(side_by_side)  # six 6-column tables: three rows of two
     assert rows  # the page has blocks at all (a guard against an empty tree passing the count above)
+
+
+def test_presenter_mode_draws_tensors_as_static_tables_in_the_big_font():
+    # A data grid draws on a canvas at 14 px whatever the page's font; a projector needs the app's big text.
+    at = open_screen("mask", sections=["tensors"], presenter="1")
+    assert not at.dataframe
+    shown = [t.value for t in at.table]
+    assert len(shown) >= 6, len(shown)
+    weights = next(t for t in shown if t.shape == (6, 6) and "0.5517" in t.to_string())  # the book's masked row 2
+    assert "0.4483" in weights.to_string() and "-inf" in shown[0].to_string()

@@ -123,8 +123,13 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     more = f"; showing its {part}" if part else ""
     with st.container():  # one block: a slide never puts the label on one page and its table on the next
         st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
-        # column_config formats in the browser (a pandas Styler would render in Python on every run).
         mask = finite and bool(((cut == 0) | (cut == 1)).all())  # a keep or causal mask: 1 and 0, not 1.0000
+        if this_run().presenter:  # a projector: a static table in the app's big font (a data grid stays at 14 px)
+            plain = pd.DataFrame([[fixed(float(v), 0 if mask else 4) for v in r] for r in cut], index=rows,
+                                 columns=cols)
+            st.table(plain, width="content")
+            return
+        # column_config formats in the browser (a pandas Styler would render in Python on every run).
         st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if not finite
                      else {str(c): st.column_config.NumberColumn(format="%d" if mask else "%.4f") for c in cols})
 
