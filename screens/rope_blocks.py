@@ -1,16 +1,20 @@
 """The bodies of /rope's pictures and folded sections: the dials, the shift numbers, the score over positions, the
 layer beside the chapter's, the two layouts, the tensors and the common mistakes. Every number comes from
 attention_core/lessons/rope.py; this file lays them out."""
+import math
+
 import altair as alt
 import pandas as pd
 import streamlit as st
 
+from attention_core.drawing import charts
 from attention_core.drawing.text import md_escape
 from attention_core.lessons import rope
 from attention_core.lessons.head_counts import STACK_WEIGHTS
 from ui.draw.checks import pitfall
 from ui.draw.display import table, table_grid
-from ui.draw.vega import chart
+from ui.compute.built import cached_spec
+from ui.draw.vega import draw_spec, font_scale
 from ui.state.settings import Settings
 
 COLOURS = {"q": "#1f77b4", "k": "#d62728"}
@@ -33,37 +37,56 @@ def offsets_fit(num_tokens: int) -> bool:
     return len(rope.OFFSETS) * num_tokens * num_tokens <= STACK_WEIGHTS
 
 
-def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int, k: int) -> None:
-    """One dial per pair: q's pair (blue) turned by m · θ_i and k's (red) by n · θ_i, each from its faint start."""
-    rows = rope.dial_rows(q_vec, k_vec, m, n, record["cos"], record["sin"], record["inv_freq"])
-    points = []
-    for row in rows:
-        label = f"{row['pair']} · θ = {row['theta']:.4g}"
-        for state, (x, y) in (("before", (row["x0"], row["y0"])), ("turned", (row["x"], row["y"]))):
-            points += [{"pair": label, "vector": row["vector"], "state": state, "x": 0.0, "y": 0.0, "end": 0},
-                       {"pair": label, "vector": row["vector"], "state": state, "x": x, "y": y, "end": 1}]
-    half = len(rows) // 2
-    labels = list(dict.fromkeys(p["pair"] for p in points))[:8]  # the first 8 dials (GPT-2 small's head has 32)
-    frame = pd.DataFrame([p for p in points if p["pair"] in labels])
-    reach = max(1e-6, float(frame[["x", "y"]].abs().max().max())) * 1.1
+def nice_reach(value: float) -> float:
+    """The dials' half-width, rounded up to 1, 1.5, 2, 3, 5 or 7 times a power of ten: the spec stays the same
+    while the vectors' lengths move a little, so a move sends new data to the same Vega view."""
+    power = 10 ** math.floor(math.log10(max(value, 1e-6)))
+    return next(step * power for step in (1, 1.5, 2, 3, 5, 7, 10) if step * power >= value)
+
+
+def dials_chart(labels: tuple, reach: float) -> alt.FacetChart:
+    """The dials without their data (`dials` passes the points): one panel per pair, q and k before and after."""
     axis = alt.Scale(domain=[-reach, reach])
-    base = alt.Chart(frame).encode(
+    base = alt.Chart(alt.Data(name="dials")).encode(
         x=alt.X("x:Q", scale=axis, title=None), y=alt.Y("y:Q", scale=axis, title=None),
         color=alt.Color("vector:N", scale=alt.Scale(domain=list(COLOURS), range=list(COLOURS.values())),
                         legend=alt.Legend(title="vector", labelExpr="datum.label == 'q' ? 'q (query)' : 'k (key)'")),
         opacity=alt.Opacity("state:N", scale=alt.Scale(domain=["before", "turned"], range=[0.3, 1.0]), title="state"),
         detail="state:N", order="end:Q")
     arrows = base.mark_line(strokeWidth=3) + base.transform_filter("datum.end == 1").mark_point(filled=True, size=60)
-    drawn = arrows.properties(width=220, height=220).facet(facet=alt.Facet("pair:N", title=None, sort=labels),
-                                                           columns=min(4, len(labels)))
+    return arrows.properties(width=220, height=220).facet(facet=alt.Facet("pair:N", title=None, sort=list(labels)),
+                                                          columns=min(4, len(labels))).properties(
+        title="RoPE dials", description="query and key pairs before and after the turn")
+
+
+def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int, k: int) -> None:
+    """One dial per pair: q's pair (blue) turned by m · θ_i and k's (red) by n · θ_i, each from its faint start."""
+    rows = rope.dial_rows(q_vec, k_vec, m, n, record["cos"], record["sin"], record["inv_freq"])
+    half = len(rows) // 2
+    labels = tuple(dict.fromkeys(f"{row['pair']} · θ = {row['theta']:.4g}" for row in rows))[:8]  # GPT-2: 32 pairs
+    points = []
+    for row in rows:
+        label = f"{row['pair']} · θ = {row['theta']:.4g}"
+        if label not in labels:
+            continue
+        for state, (x, y) in (("before", (row["x0"], row["y0"])), ("turned", (row["x"], row["y"]))):
+            points += [{"pair": label, "vector": row["vector"], "state": state, "x": 0.0, "y": 0.0, "end": 0},
+                       {"pair": label, "vector": row["vector"], "state": state, "x": x, "y": y, "end": 1}]
+    frame = pd.DataFrame(points)
+    reach = nice_reach(max(abs(p[axis]) for p in points for axis in ("x", "y")) * 1.1)
+    scale = font_scale()
+    # Built once per set of pairs and half-width (Altair takes ~50 ms to build a faceted layer): a move of the
+    # head or a position sends only new points to the same Vega view.
+    spec = cached_spec(("rope dials", labels, reach, scale),
+                       lambda: {key: part for key, part in charts.finished(dials_chart(labels, reach), scale).items()
+                                if key != "data"})
     tokens = settings.tokens
     st.markdown(f"q of “{md_escape(tokens[q])}” (token {q + 1}) at position **m = {m:,}**, k of “{md_escape(tokens[k])}” "
                 f"(token {k + 1}) at "
                 f"position **n = {n:,}** (head {record['head'] + 1}; the book's code counts positions from 0, so token "
                 f"i sits at position i − 1). Each dial turns by position · θ; the faint arrow is the pair before turning."
                 + (f" {half} pairs: the first {len(labels)} are drawn." if half > len(labels) else ""))
-    chart(drawn.properties(title="RoPE dials", description="query and key pairs before and after the turn"),
-          "rope dials", table=lambda: pd.DataFrame(rows))
+    draw_spec(spec, "rope dials", table=lambda: pd.DataFrame(rows), data=frame)
 
 
 def shift_numbers(q_vec, k_vec, m: int, n: int, record: dict) -> None:
