@@ -2,22 +2,23 @@
 keeps the lesson as it opens."""
 from attention_core.lessons import pitfalls
 from ui.draw.checks import pitfall
-from ui.draw.display import table
+from ui.draw.display import table, table_grid
 from ui.state.settings import Settings
 
 
 def tensors(record: dict, proj: str, settings: Settings) -> None:
     """Every tensor of the step as a table, the projections' only with q · k."""
     labels = settings.labels
-    table(settings.x, "inputs", labels)
-    if proj == "v1":
-        table(record["W_query"], "W_query")
-        table(record["W_key"], "W_key")
-        table(record["queries"], "queries", labels)
-        table(record["keys"], "keys", labels)
-    table(record["attn_scores"], "attn_scores", labels, labels)
-    table(record["attn_weights"], "attn_weights", labels, labels)
-    table(record["context_vec"], "context_vecs", labels)
+    with table_grid():
+        table(settings.x, "inputs", labels)
+        if proj == "v1":
+            table(record["W_query"], "W_query")
+            table(record["W_key"], "W_key")
+            table(record["queries"], "queries", labels)
+            table(record["keys"], "keys", labels)
+        table(record["attn_scores"], "attn_scores", labels, labels)
+        table(record["attn_weights"], "attn_weights", labels, labels)
+        table(record["context_vec"], "context_vecs", labels)
 
 
 # --- the "mistakes" section -------------------------------------------------------------------------

@@ -188,3 +188,18 @@ def test_the_views_sliders_and_a_stack_of_frames_move_in_the_browser(server):
         time.sleep(0.5)
         assert {"temperature": "0.5", "query": "4", "key": "2"}.items() <= _params(page).items()
         assert len(sent) == before  # every move above stayed in the browser
+
+
+def test_presenter_mode_prints_a_cells_number_only_where_a_room_can_read_it(server):
+    # At 1.6 x fonts a 6-token map's cells hold 21 px numbers; 12 tokens' cells would hold 15 px ones (a slide of
+    # /rope at GPT-2 drew 256 at 10.6 px, 16 tokens): those cells carry their value in colour and in the readout.
+    with chromium_page() as page:
+        _open(page, f"{server}/?tokens=6&presenter=1")
+        assert len(_view(page, "drawn")) == 21
+    with chromium_page() as page:
+        _open(page, f"{server}/?tokens=12&presenter=1")
+        assert _view(page, "drawn") == []
+        assert re.search(r": \d\.\d{4}$", page.locator(".av-readout").inner_text())
+    with chromium_page() as page:
+        _open(page, f"{server}/?tokens=12")  # on a screen one leans into, 9 px numbers stay
+        assert len(_view(page, "drawn")) == 12 * 13 // 2

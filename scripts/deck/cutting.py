@@ -22,7 +22,7 @@ TOP_BAND = 32  # blank margin (CSS pixels) above the content of every slide afte
 GAP = 8  # a cut lies this far above the next block's top: in the gap between two blocks
 MIN_TEXT_PX = 16  # the smallest text a scaled slide may show, in pixels of a 1920 x 1080 slide
 MERGE_SCALE = 0.8  # a merge of a near-empty slide never scales the two below this, text or not
-NEAR_EMPTY = 0.3  # a slide whose content fills less than this share of it is merged where it fits
+NEAR_EMPTY = 0.5  # a slide whose content fills less than half of it is merged where it fits
 BODY_SHARE = 0.1  # a block's "small text" is the size below which only this share of its characters lie
 
 

@@ -10,10 +10,11 @@ import streamlit as st
 PHONE_MAX_PX = 640  # a phone held upright, and narrow windows; Streamlit stacks columns below 640 px too
 TAP_PX = 44  # WCAG 2.5.5's target size: each answer a student taps in class mode
 
-# Streamlit sizes its text in rem, so one root size enlarges all of it (not st.dataframe's canvas: 14 px whatever
-# the root size; a CSS zoom on it pushed full-width tables 527 px past a slide's edge, so it stays 14 px for now).
+# Streamlit sizes its text in rem, so one root size enlarges all of it, except st.dataframe's canvas and st.table's
+# cells (14 px whatever the root size): presenter mode draws a tensor as an st.table (ui.table), sized here.
 # Inline code is 0.75 em of its text: 14.4 px in a caption or an expander's title, too small for a room.
-PRESENTER = 'html { font-size: 22px; } :not(pre) > code { font-size: max(0.75em, 16px); }'
+PRESENTER = ('html { font-size: 22px; } :not(pre) > code { font-size: max(0.75em, 16px); } '
+             '[data-testid="stTable"] :is(th, td) { font-size: 0.8rem; }')
 
 ALWAYS = f"""
 /* The room's counts, read from the back of a classroom: the bars' labels in heading type, thick bars. */

@@ -212,6 +212,9 @@ function draw(v) {
   const scale = meta.font_scale || 1;
   const px = Math.max(4, Math.floor(((v.zoom ? 384 : GRID_PX) * scale) / n));
   const font = Math.min(Math.floor(px / 4.2), Math.round(13 * scale));
+  // A number in a cell only where it can be read: 8 px on a screen one leans into, 16 px on a projector (presenter
+  // mode); smaller cells carry their value in colour, the readout and the bars.
+  const minFont = scale > 1 ? 16 : 8;
   if (v.grid.width !== px * n) { v.grid.width = v.grid.height = px * n; }
   const ctx = v.grid.getContext("2d");
   ctx.font = `${font}px sans-serif`; ctx.textAlign = "center"; ctx.textBaseline = "middle";
@@ -223,7 +226,7 @@ function draw(v) {
       const gone = droppedCell(v, r0 + r, c0 + c); // its own colour: the palest shade would read as a small weight
       ctx.fillStyle = gone ? meta.dropped.colour : v.colours[shade];
       ctx.fillRect(c * px, r * px, px, px);
-      const code = font >= 8 && shade !== SHADE_MASKED ? codeAt(v.sources[0], state.frame, r0 + r, c0 + c) : undefined;
+      const code = font >= minFont && shade !== SHADE_MASKED ? codeAt(v.sources[0], state.frame, r0 + r, c0 + c) : undefined;
       if (code !== undefined) { // a label only where Python sent the exact value
         const text = formatFixed(code, meta.decimals);
         ctx.fillStyle = gone ? "#111" : v.ink[shade];
