@@ -48,9 +48,12 @@ def test_the_qr_code_is_the_join_link_and_a_typed_code_joins(server):
     with chromium_page(width=1600, height=1100) as teacher:
         teacher.goto(server + "/")
         wait_idle(teacher)
-        teacher.locator(SIDEBAR).get_by_role("button", name="Start a room").click()
+        teacher.locator(SIDEBAR).get_by_role("button", name="Start a room").focus()
+        teacher.keyboard.press("Enter")  # a keyboard user: the focus moves on to the room's first button
         wait_idle(teacher)
-        teacher.locator(SIDEBAR).get_by_role("button", name="Show the join code").click()
+        teacher.wait_for_function("() => document.activeElement?.innerText.includes('Show the join code')",
+                                  timeout=10_000)
+        teacher.keyboard.press("Enter")
         dialog = teacher.locator(DIALOG)
         image = dialog.locator('[data-testid="stImage"] img')
         image.wait_for(state="visible", timeout=30_000)

@@ -17,7 +17,6 @@ from .cutting import MIN_TEXT_PX
 MIN_FILLED = 0.25  # a slide with less of its area drawn on is nearly empty
 CELL = 40  # filled(): the slide is read as squares of this many image pixels (at --scale 1)
 INK = 24  # filled(): a pixel differs from the background by more than this (0-255, any channel) to count
-BADGE = 160  # title_slide(): a block shorter than this (CSS px) is a badge, a row of controls or metrics, not a picture
 
 
 @dataclass
@@ -81,11 +80,10 @@ def filled(image, background: str) -> float:
 
 
 def title_slide(blocks: list[dict], start: float, stop: float) -> bool:
-    """A screen's opening slide that holds only its title and intro (headings, prose, and blocks under BADGE px
-    tall: a badge, a row of controls or metrics): the deck's divider between two screens, meant to be mostly empty."""
+    """A screen's opening slide: its title, its intro and the controls or metrics beside them, the deck's divider
+    between two screens. The picture they introduce is too tall to join it (cutting.py), so it may be mostly empty."""
     here = [b for b in blocks if on_slide(b["top"], start, stop)]
-    return start == 0 and bool(here) and here[0]["kind"] == "heading" and all(
-        b["kind"] in ("heading", "text") or b["bottom"] - b["top"] < BADGE for b in here)
+    return start == 0 and bool(here) and here[0]["kind"] == "heading"
 
 
 def fill_flag(share: float, title: bool = False) -> list[str]:

@@ -41,6 +41,9 @@ def make_parser(description: str | None = None) -> argparse.ArgumentParser:
                         help="exit 1 when the deck's check flags a slide (something cut at an edge, text under 16 px, "
                              "a slide under a quarter filled, a caption apart from its picture); every run reports "
                              "them, and writes check__<params>.txt beside the slides")
+    parser.add_argument("--readme", action="store_true",
+                        help="instead of slides: the README's screenshot (docs/screenshot.png, or --out FILE.png), "
+                             "/scores at the book preset as a newcomer sees it, sidebar open, 1440 x 900")
     parser.add_argument("--keep-unchanged", action="store_true",
                         help="at a preset other than the book's (--params preset=gpt2-small), make the screens the "
                              "preset does not change too; by default the run leaves them out and says which")
@@ -81,6 +84,12 @@ def main(argv=None, description: str | None = None) -> int:
     unknown = [s for s in args.screens or [] if s not in BY_NAME]
     if unknown and (args.figures or Path(args.app).resolve() == ROOT / "app.py"):  # --app: any URL path
         parser.error(f"unknown screen(s) {' '.join(unknown)}; choose from {' '.join(BY_NAME)}")
+    if args.readme:
+        from .readme import SCREENSHOT, readme_screenshot
+        target = Path(args.out) if args.out.endswith(".png") else SCREENSHOT
+        problems = readme_screenshot(target, Path(args.app).resolve(), args.timeout, args.url)
+        print(f"wrote {target}" + "".join(f"\nERROR on screen: {p.splitlines()[0]}" for p in problems))
+        return 1 if problems else 0
     screens, left = chosen_screens(args, params)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

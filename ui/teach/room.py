@@ -24,6 +24,7 @@ from ui.state.session import set_value, value
 
 TOKEN_KEY, VIEW_KEY, START_NOTE = "room:token", "room:view-sent", "room:start-note"
 JOINED_KEY, CLOSE_KEY = "room:just-joined", "room:close-sidebar"  # one-shot flags: this run's student just came in
+STARTED_KEY = "room:just-started"  # one-shot: this run's teacher just pressed Start a room (focus follows)
 PRIVATE = ("room", "seat", "quiz")  # never part of the teacher's view: each student keeps their own
 RETRY_S = 30  # after the store failed to open, how long the app runs without rooms before it tries again
 OFF = ("Rooms are off on this server right now: the room store does not answer. Everything else works; a room's "
@@ -116,8 +117,10 @@ def sidebar_block(seated: Seat | None) -> None:
         return
     st.markdown(f"Room **{codes.format_code(seated.code)}**" + (" · you teach it" if seated.teacher else ""))
     if seated.teacher:
-        if st.button("Show the join code", icon=":material/qr_code_2:", type="primary"):
+        if st.button("Show the join code", key="room:show-code", icon=":material/qr_code_2:", type="primary"):
             join_dialog(seated.code)
+        if st.session_state.pop(STARTED_KEY, False):  # the Start button is gone: its keyboard focus goes here
+            _focus_join_button(key="room:focus")
         with st.expander("Your private teacher link"):
             st.caption("It opens this room's panel: keep it off the projector and out of students' hands.")
             st.code(f"{own_base()}/?room={seated.code}&teacher={st.session_state[TOKEN_KEY]}", language=None,
@@ -148,6 +151,15 @@ export default function ({ parentElement }) {
 """)
 
 
+# "Start a room" is replaced by the room's own buttons, and the browser's focus would fall back to the page's start:
+# a keyboard user continues on "Show the join code" instead. Static code: nothing a visitor typed reaches it.
+_focus_join_button = st.components.v2.component("room_focus_join", js="""
+export default function ({ parentElement }) {
+  parentElement.ownerDocument.querySelector('.st-key-room-show-code button')?.focus();
+}
+""")
+
+
 def _start() -> None:
     """The Start button's callback: the run that follows is already in the room (or says why not)."""
     found = store()
@@ -159,6 +171,7 @@ def _start() -> None:
         st.session_state[START_NOTE] = result.message if result is not None else OFF
         return
     st.session_state[TOKEN_KEY] = token
+    st.session_state[STARTED_KEY] = True
     set_value("room", code)
     set_value("quiz", True)  # the room's questions are class mode's: the teacher sees them with the counts
 
