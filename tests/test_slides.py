@@ -249,15 +249,24 @@ st.set_page_config(layout="wide")
 st.html("<style>html { font-size: 22px; }</style>")  # the app's presenter mode: 22 px text
 WORDS = "Enough words to fill a good part of the slide. " * 90
 
+def pictures(overhang: int) -> None:
+    # Two columns; the left one's picture reaches `overhang` px past its column, into the gap or the next one.
+    left, right = st.columns(2, gap="medium")
+    left.html(f'<table style="width: calc(100% + {overhang}px); height: 60px; background: #1f77b4"><tr><td>q</td>'
+              '</tr></table>')
+    right.html('<table style="width: 100%; height: 60px; background: #d62728"><tr><td>k</td></tr></table>')
+
 def cut():
     st.title("A code block wider than its box")
     st.markdown(WORDS)
     st.code("attn = torch.softmax(" + ", ".join(f"argument_{i}" for i in range(40)) + ")", wrap_lines=False)
+    pictures(200)  # over its neighbour
 
 def fine():
     st.title("Nothing cut, nothing small")
     st.markdown(WORDS)
     st.code("attn = torch.softmax(scores, dim=-1)")
+    pictures(10)  # into the gap between the columns only (a legend at presenter size)
 
 def tiny():
     st.title("Small print")
@@ -297,6 +306,7 @@ def test_the_check_flags_a_cut_code_block_small_text_and_an_empty_slide_and_stri
             flags.setdefault(file.split("__")[0].split("-", 1)[1], []).append(flag)
             files.add(file)
     assert any(f.startswith("cut: ") and " px wide in a " in f and "argument_3" in f for f in flags["cut"]), report
+    assert any(f.startswith("cut: table ") and " past its stColumn" in f for f in flags["cut"]), report
     assert any(f.startswith("small text: ") and "10.0 px" in f for f in flags["tiny"]), report
     assert any(f.startswith("nearly empty: ") for f in flags["empty"]), report
     assert "fine" not in flags and "teacher" not in flags, report  # nothing cut, small or empty there

@@ -81,7 +81,15 @@ MEASURE = """(skip) => {
     const column = e.parentElement && e.parentElement.closest(COLUMN);
     if (!column) continue;
     const r = e.getBoundingClientRect(), c = column.getBoundingClientRect();
-    if (r.height < 8 || r.right <= c.right + 2) continue;
+    // A column's picture may reach into the gap before the next column, or to its section's edge after the last
+    // one (a legend does, at presenter size): nothing covers or cuts it there.
+    let limit = c.right;
+    if (column.getAttribute('data-testid') === 'stColumn') {
+      const next = column.nextElementSibling, box = column.parentElement.closest(
+        '[data-testid="stExpanderDetails"], [data-testid="stMainBlockContainer"]');
+      limit = next ? next.getBoundingClientRect().left : box ? box.getBoundingClientRect().right : c.right;
+    }
+    if (r.height < 8 || r.right <= limit + 2) continue;
     boxes.push(e);
     add(cut, r, `${name(e)} ${Math.round(r.width)} px wide runs ${Math.round(r.right - c.right)} px past its `
                 + `${name(column)} (${Math.round(c.width)} px)`);
