@@ -16,7 +16,7 @@ from attention_core.lessons import reader_questions as rq
 from ui.compute.cache import dropout_convergence
 from ui.compute.built import once
 from ui.draw.checks import pitfall
-from ui.draw.display import table, window
+from ui.draw.display import data_table, table, window
 from ui.draw.vega import cached_chart
 from ui.state.settings import Settings
 
@@ -130,7 +130,7 @@ def _scale_demo(settings, **_) -> None:
     frame = once(("dropout scale",), lambda: pd.DataFrame(rq.dropout_scale()))
     st.markdown("**1/p or 1/(1 − p)?** (the book's issues 428 and 431) 100,000 ones through PyTorch's own "
                 "`nn.Dropout(p)` after `torch.manual_seed(123)`:")
-    st.dataframe(frame, hide_index=True, width="content")
+    data_table(frame, hide_index=True, width="content")
     low = frame.iloc[0]
     st.caption(f"nn.Dropout's survivors hold 1/(1 − p): {low['nn.Dropout survivor value']:.4f} at p = {low['p']:g}. Only "
                f"that keeps the average at 1 ({low['mean with 1/(1-p)']:.4f}); 1/p would make it "
@@ -143,17 +143,19 @@ def _placement_demo(settings, record, p, seed, q, **_) -> None:
     row = pd.DataFrame({"keep mask": out["keep"][q], "dropout on the weights (book)": out["right"][q],
                         "dropout on the scores": out["wrong"][q]}, index=settings.labels).T
     pitfall(f"Dropout on the scores instead of the weights (issue 280; p = {rate:g})",
-            "attn_scores = dropout(attn_scores)\nattn_weights = torch.softmax(masked / d_k**0.5, dim=-1)",
+            "attn_scores = dropout(attn_scores)  # on the scores, before the mask\n"
+            "masked = attn_scores.masked_fill(mask_bool, -torch.inf)\n"
+            "attn_weights = torch.softmax(masked / d_k**0.5, dim=-1)",
             "attn_weights = torch.softmax(masked / d_k**0.5, dim=-1)\nattn_weights = dropout(attn_weights)",
             f"A dropped score becomes 0, not −∞, so the dropped keys still get weight: "
             f"{', '.join(f'{float(v):.4f}' for v in out['wrong'][q][out['dropped'][q]][:6]) or '(none in this row)'} "
-            f"in query {q + 1}'s row, and every row "
-            f"sums to {float(out['wrong_row_sums'].min()):.4f}: nothing was dropped. After the mask, −∞ × 0 = nan "
-            f"spoils {out['nan_rows_if_after_mask']:,} of {len(settings.labels):,} rows.",
+            f"in query {q + 1}'s row; softmax still makes every row sum to "
+            f"{float(out['wrong_row_sums'].min()):.4f}, so no link was switched off. Dropout on the scores after the "
+            f"mask is worse: −∞ × 0 = nan spoils {out['nan_rows_if_after_mask']:,} of {len(settings.labels):,} rows.",
             f"Dropped keys get exactly 0, survivors × {1 / (1 - rate):.4f}; query {q + 1}'s row sums to "
             f"{float(out['right_row_sums'][q]):.4f} in this draw.", wrong_box=st.warning)
     keys = window(*row.shape)[1]  # the keys a slide shows whole
-    st.dataframe(row.iloc[:, :keys], width="content")
+    data_table(row.iloc[:, :keys], width="content")
     if keys < row.shape[1]:
         st.caption(f"Showing the first {keys} of {row.shape[1]:,} keys.")
 

@@ -16,6 +16,7 @@ from attention_core.lessons.efficiency_verdict import verdict
 from ui.draw.vega import chart
 from ui.state.sections import section
 from ui.state.session import note
+from ui.draw.display import data_table
 
 COLOURS = {label: METHOD_HEX[method] for method, label in efficiency.LABELS.items()} | \
     {efficiency.COMPUTED_LABEL: METHOD_HEX["computed"]}
@@ -59,7 +60,7 @@ def measurement_summary(last: dict) -> None:
             "**not every fused kernel agrees** with the course version"
         st.markdown(f"Largest |course − fused| over every output value: **{numbers.scientific(worst)}**, "
                     f"{numbers.within_tolerance(worst)} (float32 rounding): {agree}.")
-        st.dataframe(differences.rename(index=lambda t: f"{t:,}"), width="content")
+        data_table(differences.rename(index=lambda t: f"{t:,}"), width="content")
     else:
         st.markdown("No size had both the course version and a fused kernel, so nothing was compared.")
     with section("measurements", "Every measurement", icon=":material/table:") as shown:
@@ -73,7 +74,7 @@ def _every_measurement(frame: pd.DataFrame) -> None:
                          fastest_ms=frame["fastest_s"] * 1e3, MB=frame["peak_bytes"] / 1e6,
                          max_abs_diff=[numbers.scientific(d) if pd.notna(d) else "–" for d in frame["max_abs_diff"]])
     number = st.column_config.NumberColumn
-    st.dataframe(shown[["tokens", "label", "ms", "fastest_ms", "calls", "MB", "max_abs_diff", "status", "device"]],
+    data_table(shown[["tokens", "label", "ms", "fastest_ms", "calls", "MB", "max_abs_diff", "status", "device"]],
                  width="stretch", hide_index=True,
                  column_config={"ms": number("median ms", format="%.2f"), "fastest_ms": number("fastest ms", format="%.2f"),
                                 "MB": number(format="%.2f"), "max_abs_diff": "max |course − fused|"})

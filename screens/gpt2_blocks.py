@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.models import gpt2, head_labels
-from ui.draw.display import table
+from ui.draw.display import data_table, table
 from ui.compute.gpt2_model import ENV_VAR, gpt2_download
 from ui.state.session import set_shared
 
@@ -45,7 +45,7 @@ def head_label_grid(scores: list, n_layer: int, n_head: int) -> None:
                         index=[f"layer {l + 1}" for l in range(n_layer)],
                         columns=[f"head {h + 1}" for h in range(n_head)])
     st.markdown("**What each head does, read off its map** (the rule is in `attention_core/models/head_labels.py`):")
-    st.dataframe(grid, width="content", height=35 * (n_layer + 1) + 3)  # every layer, no inner scroll
+    data_table(grid, width="content", height=35 * (n_layer + 1) + 3)  # every layer, no inner scroll
 
 
 def head_numbers(s, weights, layer: int, head: int, labels: list) -> None:

@@ -17,7 +17,7 @@ from attention_core.lessons import reader_questions as rq
 from ui.compute.built import once
 from ui.compute.cache import mha_agreement
 from ui.draw.checks import agreement, checked, pitfall
-from ui.draw.display import table
+from ui.draw.display import data_table, table
 from ui.draw.heatmaps import show_matrix
 from ui.state.settings import Settings
 
@@ -217,9 +217,9 @@ def _split_demo(settings, num_heads, **_) -> None:
                 "token's numbers fill each head's rows.")
     left, right = st.columns(2)
     left.markdown("`view(b, T, h, d).transpose(1, 2)` (right)")
-    left.dataframe(table(out["right"]), width="content")
+    data_table(table(out["right"]), where=left, width="content")
     right.markdown("`view(b, h, T, d)` (wrong, same shape)")
-    right.dataframe(table(out["wrong"]), width="content")
+    data_table(table(out["wrong"]), where=right, width="content")
     st.caption("Tokens in each head: right " + "; ".join(f"head {i + 1}: {t}" for i, t in enumerate(out["right_tokens"]))
                + " · wrong " + "; ".join(f"head {i + 1}: {t}" for i, t in enumerate(out["wrong_tokens"])) + ".")
 
@@ -230,7 +230,7 @@ def _d_out_demo(settings, num_heads, **_) -> None:
                 lambda: rq.d_out_meaning(settings.x[:6], settings.d_out, num_heads, seed))
     st.markdown(f"**What d_out means** (pull request 859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
-    st.dataframe(pd.DataFrame({
+    data_table(pd.DataFrame({
         # GPT-2 small's counts are exercise 3.3's answer, further down the screen: count_text names the exercise
         "MultiHeadAttentionWrapper": [str(same["wrapper_head_width"]), str(same["wrapper_shape"]), count_text(same["wrapper_params"])],
         "MultiHeadAttention": [str(same["mha_head_dim"]), str(same["mha_shape"]), count_text(same["mha_params"])]},

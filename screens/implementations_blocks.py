@@ -14,7 +14,7 @@ from attention_core.drawing import charts, numbers
 from attention_core.drawing.colour import CATEGORICAL_HEX
 from attention_core.lessons import bonus_bench, bonus_fused
 from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
-from ui.draw.display import for_the_teacher
+from ui.draw.display import data_table, for_the_teacher
 from ui.draw.vega import font_scale
 from ui.compute.built import once
 
@@ -86,7 +86,7 @@ def timing_table(result: dict) -> None:
         cells[r["label"]][("fwd+bwd peak MB", f"{r['tokens']:,}")] = "–" if peak is None else f"{peak / 1e6:,.1f}"
     grid = pd.DataFrame.from_dict(cells, orient="index")
     order = {"fwd ms": 0, "fwd+bwd ms": 1, "fwd+bwd peak MB": 2}
-    st.dataframe(grid[sorted(grid.columns, key=lambda c: (order[c[0]], int(c[1].replace(",", ""))))], width="stretch")
+    data_table(grid[sorted(grid.columns, key=lambda c: (order[c[0]], int(c[1].replace(",", ""))))], width="stretch")
     st.caption("Columns: forward time, forward + backward time, its peak memory, each at T = 128 … 1,024. – : not "
                "measured on this machine or, for memory, not traceable on a CPU.")
     missing = [(r["label"], r["tokens"], name, r[name]) for r in result["rows"] for name in ("forward", "backward")

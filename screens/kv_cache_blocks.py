@@ -13,7 +13,7 @@ from attention_core.drawing import numbers
 from attention_core.lessons import kv_cache as lesson
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, checked, pitfall
-from ui.draw.display import device_badge, table, table_grid
+from ui.draw.display import data_table, device_badge, table, table_grid
 from ui.state.settings import Settings
 
 GENERATE = """module.reset_cache()                              # a new text: empty cache, pointer at 0
@@ -38,7 +38,7 @@ def mask_slice(record: dict, step: int, labels: list) -> None:
     st.markdown(f"**The mask at step {step}.** `ptr_current_pos` was {ptr}, so the mask slice is "
                 f"`mask[{ptr}:{ptr + stop - start}, :{stop}]`: {stop - start} query row{'s' if stop - start > 1 else ''} "
                 f"× {stop} keys (True = masked).")
-    st.dataframe(pd.DataFrame(mask.numpy(), index=rows, columns=keys), width="content")
+    data_table(pd.DataFrame(mask.numpy(), index=rows, columns=keys), width="content")
 
 
 def step_tensors(record: dict, step: int, head: int, labels: list) -> None:
@@ -64,7 +64,7 @@ def every_step(record: dict) -> None:
         "keys attended": [stop for _, stop in record["calls"]],
         "multiply-adds, cached": record["macs_cached"], "multiply-adds, uncached": record["macs_uncached"],
         "largest |cached − uncached|": [lesson.difference_text(d) for d in record["difference"]]})
-    st.dataframe(frame, hide_index=True, width="content")
+    data_table(frame, hide_index=True, width="content")
     cached, uncached = sum(record["macs_cached"]), sum(record["macs_uncached"])
     st.caption(f"In all: {cached:,} multiply-adds with the cache, {uncached:,} without "
                f"({uncached / cached:.1f}×). A cached step projects only its new token and scores one query against "
@@ -84,7 +84,7 @@ def memory(record: dict, n: int) -> None:
         "dtype": [r["dtype"] for r in rows], "bytes per token": [f"{r['per_token']:,}" for r in rows],
         f"after {n:,} tokens": [numbers.size_in_bytes(r["after_tokens"]) for r in rows],
         "after its context": [f"{numbers.size_in_bytes(r['after_context'])} ({r['context']:,} tokens)" for r in rows]})
-    st.dataframe(frame, hide_index=True, width="content")
+    data_table(frame, hide_index=True, width="content")
     big = rows[-1]
     st.caption("Bytes per token = 2 (keys and values) × layers × K/V heads × head_dim × bytes per number "
                f"(cache_bytes.py, the formula of the book's memory estimators). {big['model']} adds "
@@ -103,7 +103,7 @@ def speed(settings: Settings) -> None:
         "tokens/s with the cache": [_rate(r, "cached") for r in result["rows"]],
         "tokens/s without": [_rate(r, "uncached") for r in result["rows"]],
         "verdict": [lesson.speed_verdict(r) for r in result["rows"]]})
-    st.dataframe(frame, hide_index=True, width="content")
+    data_table(frame, hide_index=True, width="content")
     cut = [r["sizes"] for r in result["rows"] if min(r["cached_tokens"], r["uncached_tokens"]) < lesson.SPEED_NEW]
     if cut:
         st.caption(f"At {' and '.join(cut)} sizes a run reached the end of its share of the "

@@ -17,7 +17,7 @@ from ui.compute.cache import causal
 from ui.compute.built import once
 from ui.compute.keys import fingerprint
 from ui.draw.checks import pitfall
-from ui.draw.display import table
+from ui.draw.display import data_table, table
 from ui.draw.heatmaps import show_matrix
 from ui.draw.vega import cached_chart
 from ui.state.settings import Settings
@@ -126,7 +126,7 @@ def _buffer_demo(settings, record=None, **_) -> None:
             f"state_dict saves {out['attribute']['state_dict']}.",
             f"The mask moves to {out['buffer']['devices']['mask']}; the forward pass gives "
             f"{out['buffer']['output']}. state_dict saves {out['buffer']['state_dict']}.", wrong_box=st.warning)
-    st.dataframe(devices, width="content")
+    data_table(devices, width="content")
     if record is not None:
         st.caption(f"Build the mask separately or apply tril to the weights (issue 279)? Both of this screen's "
                    f"variants agree to {record['variants_max_abs_diff']:.1e}; the buffer is the second, built once.")

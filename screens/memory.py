@@ -67,7 +67,7 @@ table = pd.DataFrame([{
     "storage offset": "" if r["pick_offset"] is None else str(r["pick_offset"]),
     "bytes from storage start (data_ptr)": "" if r["pick_bytes"] is None else str(r["pick_bytes"]),
 } for r in rows])
-st.dataframe(table, hide_index=True, width="stretch")
+ui.data_table(table, hide_index=True, width="stretch")
 copies = [r["code"].split(" = ")[1] for r in rows if r["did"] == "copy"]
 st.markdown("**view** keeps the storage (same `data_ptr`) and writes new strides; **new tensor** is an "
             "operation's output; **copy** is the same values in a new storage. Copies here: "
@@ -119,7 +119,7 @@ else:
                 "`contiguous()`. Raise both sliders to see the error.")
 
 st.subheader("`reshape` or `view`?")
-st.dataframe(pd.DataFrame(ml.reshape_against_view(steps)), hide_index=True, width="content")
+ui.data_table(pd.DataFrame(ml.reshape_against_view(steps)), hide_index=True, width="content")
 ui.explain("`view` never copies: it refuses when the strides cannot express the new shape. `reshape` returns a "
            "view when one exists and copies otherwise, so it always works but may cost a copy you did not see. "
            "The chapter writes `.contiguous().view(...)` to make that copy explicit; "

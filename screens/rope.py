@@ -5,7 +5,6 @@ import dataclasses
 import streamlit as st
 
 import ui
-from attention_core.book.stages import divisors
 from attention_core.book.variants.llama3_rope import apply_rope, compute_rope_params
 from attention_core.lessons import rope
 from screens import rope_blocks as blocks

@@ -81,10 +81,11 @@ def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int
                        lambda: {key: part for key, part in charts.finished(dials_chart(labels, reach), scale).items()
                                 if key != "data"})
     tokens = settings.tokens
-    st.markdown(f"q of “{md_escape(tokens[q])}” (token {q + 1}) at position **m = {m:,}**, k of “{md_escape(tokens[k])}” "
-                f"(token {k + 1}) at "
-                f"position **n = {n:,}** (head {record['head'] + 1}; the book's code counts positions from 0, so token "
-                f"i sits at position i − 1). Each dial turns by position · θ; the faint arrow is the pair before turning."
+    st.markdown(f"q of “{md_escape(tokens[q])}” (token {q + 1}) placed at position **m = {m:,}**, k of "
+                f"“{md_escape(tokens[k])}” (token {k + 1}) placed at position **n = {n:,}** (head {record['head'] + 1}). "
+                "The dials put the two vectors at any positions you choose; in a sentence, token i sits at position "
+                "i − 1 (the book's code counts positions from 0). Each dial turns by position · θ; the faint arrow is "
+                "the pair before turning."
                 + (f" {half} pairs: the first {len(labels)} are drawn." if half > len(labels) else ""))
     draw_spec(spec, "rope dials", table=lambda: pd.DataFrame(rows), data=frame)
 
@@ -106,12 +107,12 @@ def position_view(q_vec, k_vec, record: dict, m: int, n: int) -> dict:
     last = rope.POSITIONS - 1
     return dict(matrix=scores, kind="scores", title="q · k at positions m (rows) and n (columns)",
                 view_key="rope_positions", worked=(turned_q, turned_k, scores), names=("q", "k"),
-                labels=[f"pos {p}" for p in range(last + 1)], selection=(min(m, last), min(n, last)),
-                parts=("matrix", "cell", "arithmetic"))
+                labels=[str(p) for p in range(last + 1)], selection=(min(m, last), min(n, last)),
+                parts=("matrix", "cell", "arithmetic"), first=0)
 
 
-POSITION_CAPTION = ("The same q and k at every pair of positions 0 … 15 (the view counts its rows from 1: row 5 is "
-                    "position 4): each diagonal holds one colour, because the score depends only on m − n. Move the "
+POSITION_CAPTION = ("The same q and k at every pair of positions 0 … 15 (rows: the query's position m, columns: the "
+                    "key's position n): each diagonal holds one colour, because the score depends only on m − n. Move the "
                     "selected cell along a diagonal (in the view, no rerun) and "
                     "the worked product changes term by term while its sum stays.")
 

@@ -13,7 +13,7 @@ from attention_core.lessons import sliding_window as swa
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, pitfall
 from ui.draw.code import source
-from ui.draw.display import table, table_grid, table_height
+from ui.draw.display import data_table, table, table_grid, table_height
 from ui.draw.heatmaps import show_matrix
 from ui.state.session import clamp, control, note, set_value, value
 from ui.state.settings import Settings
@@ -104,7 +104,7 @@ def sweep(settings: Settings, num_heads: int) -> None:
     rows = {f"W = {w:,}": [numbers.fixed(float(v)) for v in found["context_vec"][n, q, :shown]]
             + [numbers.fixed(found["vs_causal"][n])] for n, w in enumerate(windows)}
     columns = [f"dim {i + 1}" for i in range(shown)] + ["max |Δ| vs causal, any query"]
-    st.dataframe(pd.DataFrame.from_dict(rows, orient="index", columns=columns), width="content",
+    data_table(pd.DataFrame.from_dict(rows, orient="index", columns=columns), width="content",
                  height=table_height(len(rows)))
     st.caption(f"The context vector of the last query, {md_escape(settings.labels[q])} (first {shown} of "
                f"{settings.d_out} dims), at each W: it is the first to lose keys as W shrinks. "
@@ -136,7 +136,7 @@ def prefill(settings: Settings, num_heads: int, window: int) -> None:
     rows = [{"chunk": f"{c['start'] + 1:,} … {c['end']:,}", "keys: the book": span(c["right_keys"]),
              "keys before #1013": span(c["wrong_keys"]), "cache after": f"{c['cache_len']:,}"}
             for c in found["chunks"][:12]]
-    st.dataframe(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
+    data_table(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
     if len(found["chunks"]) > 12:
         st.caption(f"The first 12 of {len(found['chunks']):,} chunks.")
     st.markdown(f"A chunk of C new tokens starts at some position p. Its first query needs the W − 1 = {window - 1:,} "
@@ -156,7 +156,7 @@ def prefill_rows(found: dict, labels: list, first: int, count: int = 12) -> None
              "before #1013": fmt(found["wrong"][i]),
              "|before − uncached|": numbers.fixed(float((found["wrong"][i] - found["uncached"][i]).abs().max()))}
             for i in range(start, min(start + count, num_tokens))]
-    st.dataframe(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
+    data_table(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
     end = start + len(rows)
     st.caption("context_vec (first 2 dims) of each query" + (f", tokens {start + 1:,} … {end:,} of {num_tokens:,} "
                                                               "(from the second chunk on)." if num_tokens > count else "."))
@@ -184,7 +184,7 @@ def memory(settings: Settings, num_heads: int, window: int) -> None:
     gpt2 = swa.schedule_bytes(cache_bytes.GPT2_SMALL, window, swa_per_full=cache_bytes.GPT2_SMALL.layers)
     rows = [("this layer, after the {:,} tokens (float32)".format(num_tokens), full, windowed),
             (f"GPT-2 small, 12 layers, all W = {min(window, 1024):,}, at 1,024 tokens", gpt2["all_full"], gpt2["mixed"])]
-    st.dataframe(pd.DataFrame([{"cache": name, "no window": f"{a:,} B", "window": f"{b:,} B",
+    data_table(pd.DataFrame([{"cache": name, "no window": f"{a:,} B", "window": f"{b:,} B",
                                 "window / full": f"{b / a:.4f}" if a else "—"} for name, a, b in rows]),
                  width="content", hide_index=True, height=table_height(len(rows)))
     st.caption("Bytes = tokens × layers × 2 (K and V) × kv_heads × head_dim × bytes per element "

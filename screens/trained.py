@@ -68,7 +68,7 @@ def trained_view():
         return
     st.subheader("What each head does, in numbers")
     score_formats = {SCORE_NAMES[k]: st.column_config.NumberColumn(format="%.2f") for k in scores}
-    st.dataframe(pd.DataFrame(head_scores.score_table(scores, ablated)), hide_index=True, width="content",
+    ui.data_table(pd.DataFrame(head_scores.score_table(scores, ablated)), hide_index=True, width="content",
                  column_config=score_formats | {"accuracy with it off (final model)":
                                                 st.column_config.NumberColumn(format="%.3f")})
     st.markdown("\n".join(f"- **{SCORE_NAMES[k]} score**: {MEANINGS[k]}." for k in scores))

@@ -17,6 +17,7 @@ from ui.draw.training_plots import curves, head_grid
 from ui.server import jobs, run_gate
 from ui.state.session import KEEP, clamp, control, fragment, note, set_value, value
 from ui.state.settings import Settings
+from ui.draw.display import data_table
 
 LR_OPTIONS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]
 STEP_OPTIONS = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000]
@@ -56,7 +57,7 @@ def train_yourself(task: str, settings: Settings):
     st.metric("accuracy on a fresh batch", f"{job.accuracy:.3f}")
     head_grid(job.result.snapshots[max(job.result.snapshots)].float(),
               probe_labels(spec.symbols, job.result.probe), "every head of your model")
-    st.dataframe(pd.DataFrame(head_scores.score_table(job.scores)), hide_index=True, width="content")
+    data_table(pd.DataFrame(head_scores.score_table(job.scores)), hide_index=True, width="content")
     if task == "repeat" and layers == 1:
         st.info("**Why one layer fails at repeat.** An induction head must find *the token after an earlier copy "
                 "of the current token*. Its key has to carry \"the token before me\", and only a head in an earlier "

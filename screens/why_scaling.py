@@ -115,7 +115,7 @@ st.header("All the numbers")
 GRADIENT = lambda v: numbers.scientific(v, 2)  # noqa: E731
 COLUMN_FORMATS = {"d_k": "{:,}", "variance": "{:,.3f}", "largest weight": "{:.4f}", "entropy (nats)": "{:.4f}",
                   "gradient (median)": GRADIENT, "gradient (mean)": GRADIENT}
-st.dataframe(sweep.style.format({c: f for c, f in COLUMN_FORMATS.items() if c in sweep.columns}),
+ui.data_table(sweep.style.format({c: f for c, f in COLUMN_FORMATS.items() if c in sweep.columns}),
              hide_index=True, width="stretch", height=ui.table_height(len(sweep)))
 ui.show_code(experiments.sample_scores, experiments.softmax_gradient_norm, experiments.measure,
              experiments.histogram, experiments.saturation, experiments.sharpness, title="The PyTorch code of these experiments")

@@ -83,3 +83,11 @@ def test_the_softmax_screen_at_gpt2_small_states_its_weights_and_both_sharpness_
     assert not any("\\times" in c.value for c in at.caption)
     assert not any(m.delta == "differs" for m in at.metric), [(m.label, m.value) for m in at.metric]
     assert "naive exp / sum overflows on" in text and "book scores" not in text
+
+
+def test_the_median_of_an_even_number_of_rows_is_the_mean_of_the_middle_two():
+    # /softmax's six rows at the book preset had the largest weights 0.2104, 0.2264, 0.2256, 0.1994, 0.1949, 0.2092:
+    # by hand the median is 0.2098; torch.median's lower middle value, 0.2092, is what the screen showed.
+    largest = (0.6104, 0.6264, 0.6256, 0.5994, 0.5949, 0.6092)  # rows of two weights: each row's largest
+    weights = torch.tensor([[w, 1 - w] for w in largest])  # (6, 2)
+    assert experiments.sharpness(weights)["largest weight"] == pytest.approx((0.6092 + 0.6104) / 2, abs=1e-6)

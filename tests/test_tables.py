@@ -47,6 +47,7 @@ def test_a_grid_packs_tables_side_by_side_as_many_as_a_row_holds():
     assert display.grid_rows([six, six, six]) == [[0, 1], [2]]  # two 6 x 6 maps a row
     assert display.grid_rows([one] * 6) == [[0, 1, 2, 3], [4, 5]]  # at most ROW_TABLES a row
     assert display.grid_rows([eight, eight]) == [[0], [1]]  # a GPT-2 window alone
+    assert display.grid_rows([eight] * 3, display.PRESENTER_ROW_UNITS) == [[0, 1], [2]]  # two on a projector
     assert display.grid_rows([six, one, one, six]) == [[0, 1, 2], [3]]  # in order, never reshuffled
     assert display.grid_rows([]) == []
 

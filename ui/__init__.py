@@ -31,7 +31,7 @@ from ui.server.public import public_mode
 # draw/: one route onto the screen
 from ui.draw.checks import agreement, checked
 from ui.draw.code import show_code
-from ui.draw.display import device_badge, explain, for_the_teacher, table, table_grid, table_height
+from ui.draw.display import data_table, device_badge, explain, for_the_teacher, table, table_grid, table_height
 from ui.draw.dropout_view import show_where_dropped
 from ui.draw.export import new_run
 from ui.draw.heatmaps import show_matrix
@@ -53,7 +53,7 @@ __all__ = [
     "gpt2_model", "gpt2_source", "gpt2_tokens", "ablation", "accuracy_with_off", "look_closer_frames", "opening_cell",
     "probe_ids", "probe_weights", "trained_run", "heads_weights",
     "public_mode",
-    "agreement", "checked", "show_code", "device_badge", "explain", "for_the_teacher", "table", "table_grid", "table_height", "show_where_dropped",
+    "agreement", "checked", "show_code", "device_badge", "explain", "for_the_teacher", "data_table", "table", "table_grid", "table_height", "show_where_dropped",
     "new_run", "show_matrix", "sharpness_against_d_k", "curves", "head_grid", "chart", "draw_image", "font_scale",
     "show_view",
     "exercises", "predict_first",

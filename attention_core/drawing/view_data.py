@@ -205,8 +205,9 @@ def view_payload(matrix, labels, kind: str = "weights", scale: colour.ColourScal
                  parts: tuple = ("matrix", "row", "cell", "arithmetic"), row_title: str = "",
                  also: tuple = (), vectors: tuple = (), names: tuple = ("q", "k"), commit: bool = False,
                  frames: dict | None = None, dropped_from: int | None = None, url_selection: bool = True,
-                 order=None, order_name: str = "") -> dict:
+                 order=None, order_name: str = "", first: int = 1) -> dict:
     """The view's `data`: a JSON dict "meta" plus Arrow-bound DataFrames. Positions are 1-based, as in the URL;
+    `first` is only what the view calls its first row and column (0 for positions counted from 0, as RoPE's are);
     a window left None starts centred on the selected cell.
 
     matrix: (T, T) weights or scores, on colour.scale_for(kind, scale); q, k: (T, d) query and key rows and
@@ -259,7 +260,7 @@ def view_payload(matrix, labels, kind: str = "weights", scale: colour.ColourScal
         "masked": [colour.MASKED_HEX, colour.MASKED_STRIPE_HEX],
         "cells_max": CELLS_MAX, "window_sizes": list(WINDOW_SIZES),
         "initial": {"query": query, "key": key, "window": window, "window_key": window_key, "window_size": size},
-        "font_scale": font_scale, "symbol": symbol, "names": list(names), "commit": commit, "overview": None, "d": 0, "parts": list(parts),
+        "font_scale": font_scale, "symbol": symbol, "names": list(names), "first": first, "commit": commit, "overview": None, "d": 0, "parts": list(parts),
         "also": [], "vectors": [], "frames": frames, "dropped_from": dropped_from, "url_selection": url_selection,
         "rank": None if rank is None else {"top": rank.shape[-1], "framed": len(rank) > 1, "name": order_name},
     }

@@ -23,7 +23,8 @@ GAP = 8  # a cut lies this far above the next block's top: in the gap between tw
 MIN_TEXT_PX = 16  # the smallest text a scaled slide may show, in pixels of a 1920 x 1080 slide
 MERGE_SCALE = 0.8  # a merge of a near-empty slide never scales the two below this, text or not
 NEAR_EMPTY = 0.5  # a slide whose content fills less than half of it is merged where it fits
-BODY_SHARE = 0.1  # a block's "small text" is the size below which only this share of its characters lie
+BODY_SHARE = 0.02  # a block's "small text" is the size below which only this share of its characters lie (a lone
+# subscript; a code block or a caption beside long prose is more, and is read: it sets how far a slide may shrink)
 
 
 @dataclass

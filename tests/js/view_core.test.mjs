@@ -250,3 +250,10 @@ test("overviewPixels paints each block's shade on the stops and masked blocks in
   assert.deepEqual([...px.slice(12, 16)], [156, 163, 175, 255]); // (1, 0): r + c = 1, the dark grey
   assert.deepEqual([...px.slice(20, 24)], [229, 231, 235, 255]); // (1, 2): r + c = 3, the light one
 });
+
+test("arithmeticText numbers rows and columns from `first`: RoPE's positions count from 0", () => {
+  const q = [0, 0, 0, 0, 0, 0, 0, 0, -2000, 100], k = [0, 0, 5500, 8700];  // rows 0 … 4 and 0 … 1, d = 2
+  assert.equal(arithmeticText("ω", q, k, 2, 4, 1, 9544, 4, 8, ["q", "k"], 0),
+               "ω(4,1) = q4·k1 = (-0.2000)×0.5500 + 0.0100×0.8700 = 0.9544");
+  assert.equal(arithmeticText("ω", q, k, 2, 4, 1, 9544, 4), "ω(5,2) = q5·k2 = (-0.2000)×0.5500 + 0.0100×0.8700 = 0.9544");
+});

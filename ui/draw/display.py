@@ -20,8 +20,9 @@ from ui.compute.keys import fingerprint, labels_key
 WINDOW = 8
 PRESENTER_ROWS = 32  # presenter mode: tables up to this many rows are drawn whole, without a scroll box
 # table_grid: a row of tables holds at most this many units (a column of numbers is one, the row labels 1.5):
-# two 6-column tables side by side on a 1,280-px screen, four narrow ones, one 8-column GPT-2 window.
-ROW_UNITS = 16
+# two 6-column tables side by side on a 1,280-px screen, four narrow ones, one 8-column GPT-2 window; on a
+# projector's 1,920-px page (presenter mode) two GPT-2 windows.
+ROW_UNITS, PRESENTER_ROW_UNITS = 16, 20
 ROW_TABLES = 4
 _grid: ContextVar[list | None] = ContextVar("table_grid", default=None)  # the tables a table_grid collects
 
@@ -68,11 +69,11 @@ def table_units(tensor) -> float:
     return 1.5 + window(1, shape[-1] if len(shape) > 1 else shape[0])[1]
 
 
-def grid_rows(units: list[float]) -> list[list[int]]:
-    """The tables (by index, in order) on each row of a table_grid: as many as fit ROW_UNITS and ROW_TABLES."""
+def grid_rows(units: list[float], room: float = ROW_UNITS) -> list[list[int]]:
+    """The tables (by index, in order) on each row of a table_grid: as many as fit `room` units and ROW_TABLES."""
     rows: list[list[int]] = []
     for k, width in enumerate(units):
-        if rows and len(rows[-1]) < ROW_TABLES and sum(units[j] for j in rows[-1]) + width <= ROW_UNITS:
+        if rows and len(rows[-1]) < ROW_TABLES and sum(units[j] for j in rows[-1]) + width <= room:
             rows[-1].append(k)
         else:
             rows.append([k])
@@ -89,7 +90,8 @@ def table_grid():
         yield
     finally:
         _grid.reset(token)
-    for row in grid_rows([table_units(entry[0]) for entry in pending]):
+    room = PRESENTER_ROW_UNITS if this_run().presenter else ROW_UNITS
+    for row in grid_rows([table_units(entry[0]) for entry in pending], room):
         if len(row) == 1:
             table(*pending[row[0]])
             continue
@@ -133,6 +135,17 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
         st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if not finite
                      else {str(c): st.column_config.NumberColumn(format="%d" if mask else "%.4f") for c in cols})
 
+
+
+def data_table(data, *, where=None, hide_index: bool | None = None, width="content", height="auto",
+               column_config=None) -> None:
+    """A summary table (a DataFrame or a Styler): st.dataframe's sortable grid on a screen; in presenter mode a
+    static st.table, whose cells take the app's big font (a data grid's canvas stays at 14 px on a projector)."""
+    where = where or st
+    if this_run().presenter:
+        where.table(data, hide_index=hide_index, width="content" if width == "content" else "stretch")
+    else:
+        where.dataframe(data, hide_index=hide_index, width=width, height=height, column_config=column_config)
 
 
 def for_the_teacher(name: str, whole_screen: bool = False):

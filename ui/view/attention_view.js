@@ -202,7 +202,10 @@ function valueText(v, i, j) {
 }
 
 // The app's labels already start with the position ("2 journey"); bare ones (the test app's "t2") get it here.
-function labelOf(v, i) { const text = v.meta.labels[i] ?? ""; return text.startsWith(`${i + 1} `) ? text : `${i + 1} ${text}`; }
+function labelOf(v, i) {
+  const n = i + (v.meta.first ?? 1), text = v.meta.labels[i] ?? "";  // first: 0 where rows are positions from 0
+  return text.startsWith(`${n} `) || text === String(n) ? text : `${n} ${text}`;
+}
 function label(v, i) { return `“${labelOf(v, i)}”`; }
 
 function draw(v) {
@@ -249,7 +252,7 @@ function draw(v) {
   v.range.hidden = !v.zoom || v.maps.hidden;
   v.readout.textContent = `Query ${label(v, state.query)}, key ${label(v, state.key)}: ${valueText(v, state.query, state.key)}`;
   const total = v.scores && v.scores[state.query * meta.cols + state.key];
-  v.arith.textContent = v.q ? arithmeticText(meta.symbol, v.q, v.k, meta.d, state.query, state.key, total, meta.decimals, 8, meta.names) : "";
+  v.arith.textContent = v.q ? arithmeticText(meta.symbol, v.q, v.k, meta.d, state.query, state.key, total, meta.decimals, 8, meta.names, meta.first ?? 1) : "";
   v.barSets.forEach((set, n) => { if (n < v.sources.length) drawBars(v, v.sources[n], set); });
   v.vectors.replaceChildren(...(v.meta.vectors || []).map((m, n) => {
     const line = document.createElement("p");

@@ -209,13 +209,16 @@ function largestWithSelected(keys, visible, selected, selectable) {
   return { keys, apart };
 }
 
-/** "ω₂,₃ = q₂·k₃ = 0.4300×0.5500 + … = 0.9544" from the codes Python sent; the total is Python's. */
-export function arithmeticText(symbol, qCodes, kCodes, d, i, j, total, decimals, maxTerms = 8, names = ["q", "k"]) {
+/** "ω₂,₃ = q₂·k₃ = 0.4300×0.5500 + … = 0.9544" from the codes Python sent; the total is Python's. first: the number
+ * of the first row and column (1: tokens counted from 1; 0: positions, counted from 0 as the book's code does). */
+export function arithmeticText(symbol, qCodes, kCodes, d, i, j, total, decimals, maxTerms = 8, names = ["q", "k"],
+                               first = 1) {
   const factor = (code) => (code < 0 ? `(${formatFixed(code, decimals)})` : formatFixed(code, decimals));
   const term = (m) => `${factor(qCodes[i * d + m])}×${factor(kCodes[j * d + m])}`;
   const shown = d <= maxTerms ? [...Array(d).keys()].map(term)
     : [term(0), term(1), term(2), `… (${d - 4} more terms)`, term(d - 1)];
-  return `${symbol}(${i + 1},${j + 1}) = ${names[0]}${i + 1}·${names[1]}${j + 1} = ${shown.join(" + ")} = ${formatFixed(total, decimals)}`;
+  const [a, b] = [i + first, j + first];
+  return `${symbol}(${a},${b}) = ${names[0]}${a}·${names[1]}${b} = ${shown.join(" + ")} = ${formatFixed(total, decimals)}`;
 }
 
 /** The view's starting state from Python's 1-based initial values, clamped to the map. */
