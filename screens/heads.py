@@ -132,15 +132,16 @@ def sections(trace, weights, num_heads: int, q: int) -> None:
     with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
         if shown and trace():
             blocks.heads_agreement(trace()["mha"], settings, d_in, d_out, num_heads, trained)
+    # The exercises ask before the readers' questions answer: one of those gives Exercise 3.2's d_out away.
+    with ui.section("exercises", "Exercises 3.2 and 3.3", icon=":material/edit_note:") as shown:
+        if shown:
+            ui.exercises(settings, "3.2", "3.3")
     with ui.section("questions", "Readers' questions", icon=":material/forum:") as shown:
         if shown:
             blocks.reader_questions(settings, num_heads=num_heads)
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown and trace():
             blocks.mistakes(trace()["mha"], d_out, num_heads, q)
-    with ui.section("exercises", "Exercises 3.2 and 3.3", icon=":material/edit_note:") as shown:
-        if shown:
-            ui.exercises(settings, "3.2", "3.3")
 
 
 screen()

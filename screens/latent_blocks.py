@@ -20,12 +20,13 @@ from ui.state.settings import Settings
 def latent_picker(d_out: int) -> int:
     """latent_dim from 1 to 2 · d_out; 0 (the URL's default) shows latent.auto_latent(d_out), d_out / 4."""
     auto = latent.auto_latent(d_out)
+    rule = f"d_out / 4 = {d_out / 4:g}" if d_out % 4 == 0 else f"d_out / 4 = {d_out / 4:g}, rounded down, at least 1"
     options = [0] + latent.latent_choices(d_out)
     # an invalid value falls back to the default, 0 (always allowed): the note names what 0 shows
     clamp("latent_dim", options=options, fallback_note=f"latent_dim {{old}} is more than 2 · d_out = {2 * d_out:,} "
-          f"(every head's key and value); using the default, d_out / 4 = {auto:,}.")
+          f"(every head's key and value); using the default, {auto:,} ({rule}).")
     picked = control(st.select_slider, "latent_dim", "latent_dim", options=options,
-                     format_func=lambda v: f"auto: {auto:,} (d_out / 4)" if v == 0 else f"{v:,}")
+                     format_func=lambda v: f"auto: {auto:,} ({rule})" if v == 0 else f"{v:,}")
     return picked or auto
 
 

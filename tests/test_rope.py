@@ -241,7 +241,7 @@ def test_the_questions_are_computed_and_checked():
     assert quiz.check(length, f"{float(q_vec.norm()):.4f}").ok is True
     assert quiz.check(length, f"{float(q_vec.norm()) + 0.1:.4f}").ok is False
     assert quiz.check(pairs, "3").ok is True and quiz.check(pairs, "2").ok is False
-    assert f"{rope.score_at(q_vec, record['keys_raw'][0], 2, 5, record['cos'], record['sin']):.4f}" in same.explanation
+    assert f"{rope.score_at(q_vec, record['keys_raw'][0], 5, 2, record['cos'], record['sin']):.4f}" in same.explanation
     assert all(not [w for w in quiz.HIDDEN_REFERENCES if w in q.prompt.lower()] for q in (same, length, pairs))
     gpt2_like = rope.rope_trace(torch.randn(8, 16), d_out=64, seed=1, device="cpu", num_heads=1)
     assert quiz.answer_text(rope.rope_questions(gpt2_like, 3, 2)[2]) == "33"

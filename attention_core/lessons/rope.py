@@ -316,17 +316,19 @@ def agreement_checks(record: dict) -> list[tuple[str, float]]:
 
 
 def rope_questions(record: dict, q: int, k: int, tokens=None) -> list:
-    """Predict first: the same q and k at tokens 2 and 5, then 3 and 6; a turned vector's length; the book's pairs."""
+    """Predict first: the query at token 5 and the key at token 2, then at 6 and 3; a turned vector's length; the
+    book's pairs. The query comes after its key, as the causal mask allows, and as the dials place them (m = 4, n = 1)."""
     from attention_core.lessons.questions import Question, _identity  # the chapter's Question type
     q_vec, k_vec = record["queries_raw"][q], record["keys_raw"][k]  # (head_dim,) each
     cos, sin, d = record["cos"], record["sin"], record["head_dim"]
     who = (f"the query of “{tokens[q]}” and the key of “{tokens[k]}”" if tokens else "one query and one key") + \
           f" (head {record.get('head', 0) + 1}, before RoPE)"
-    first, later = score_at(q_vec, k_vec, 1, 4, cos, sin), score_at(q_vec, k_vec, 2, 5, cos, sin)
+    first, later = score_at(q_vec, k_vec, 4, 1, cos, sin), score_at(q_vec, k_vec, 5, 2, cos, sin)  # positions from 0
     same = Question(
-        _identity("rope", "shift", q_vec, k_vec), f"Take {who}. Placed at tokens 2 and 5, RoPE gives them a score of "
-        f"{first:.4f}. Placed at tokens 3 and 6 instead, is their score the same?", "yesno", equal(first, later),
-        f"At tokens 3 and 6 it is {later:.4f} (at 2 and 5: {first:.4f}). Each pair of dimensions turns by position · θ, "
+        _identity("rope", "shift", q_vec, k_vec), f"Take {who}. With the query at token 5 and the key at token 2, "
+        f"RoPE gives them a score of {first:.4f}. With the query at token 6 and the key at token 3 instead, is their "
+        "score the same?", "yesno", equal(first, later),
+        f"At tokens 6 and 3 it is {later:.4f} (at 5 and 2: {first:.4f}). Each pair of dimensions turns by position · θ, "
         "and a dot product of two turned pairs depends only on the difference of their angles: 3 tokens apart either way.")
     length, turned = float(q_vec.norm()), float(rotate(q_vec, 4, cos, sin).norm())
     keeps = Question(
