@@ -142,14 +142,15 @@ def _placement_demo(settings, record, p, seed, q, **_) -> None:
     out = rq.dropout_placement(record["attn_scores"], rate, seed, record["keys"].shape[-1])
     row = pd.DataFrame({"keep mask": out["keep"][q], "dropout on the weights (book)": out["right"][q],
                         "dropout on the scores": out["wrong"][q]}, index=settings.labels).T
+    got = ", ".join(f"{float(v):.4f}" for v in out["wrong"][q][out["dropped"][q]][:6])
+    still = (f"the dropped keys still get weight: {got} in query {q + 1}'s row" if got else
+             f"a dropped key still gets weight (none of query {q + 1}'s keys was dropped in this draw)")
     pitfall(f"Dropout on the scores instead of the weights (issue 280; p = {rate:g})",
             "attn_scores = dropout(attn_scores)  # on the scores, before the mask\n"
             "masked = attn_scores.masked_fill(mask_bool, -torch.inf)\n"
             "attn_weights = torch.softmax(masked / d_k**0.5, dim=-1)",
             "attn_weights = torch.softmax(masked / d_k**0.5, dim=-1)\nattn_weights = dropout(attn_weights)",
-            f"A dropped score becomes 0, not −∞, so the dropped keys still get weight: "
-            f"{', '.join(f'{float(v):.4f}' for v in out['wrong'][q][out['dropped'][q]][:6]) or '(none in this row)'} "
-            f"in query {q + 1}'s row; softmax still makes every row sum to "
+            f"A dropped score becomes 0, not −∞, so {still}; softmax still makes every row sum to "
             f"{float(out['wrong_row_sums'].min()):.4f}, so no link was switched off. Dropout on the scores after the "
             f"mask is worse: −∞ × 0 = nan spoils {out['nan_rows_if_after_mask']:,} of {len(settings.labels):,} rows.",
             f"Dropped keys get exactly 0, survivors × {1 / (1 - rate):.4f}; query {q + 1}'s row sums to "

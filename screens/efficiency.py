@@ -61,8 +61,8 @@ if last is None:  # first load: a quick measurement of QUICK_SIZES, cached for e
                                          QUICK_SIZES, ("course", "sdpa", *found), device)
     last = dict(rows=rows, notes=notes, device=used, batch=batch, heads=heads, head_dim=head_dim, repeats=QUICK_REPEATS)
     st.info(f"A quick first measurement: T = {QUICK_SIZES[0]:,} and {QUICK_SIZES[1]:,}, at least {QUICK_REPEATS} "
-            "calls each. Press **Measure** for the sweep up to the largest T above (a few seconds on a CPU); results "
-            "are kept for this session and cached for identical settings.", icon=":material/timer:")
+            "calls each. Press **Measure** for the sweep up to the largest T above (a few seconds on a CPU).",
+            icon=":material/timer:")
 if last is not None:
     blocks.measurement_charts(last)
     blocks.measurement_summary(last)

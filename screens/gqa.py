@@ -42,7 +42,7 @@ def screen():
     ui.device_badge(record["device"], record["note"] or settings.device_note)
     for col, (label, shown) in zip(st.columns(3), [("query heads (num_heads)", num_heads),
                                                    ("key/value heads (num_kv_groups)", kv),
-                                                   ("query heads a key/value head", num_heads // kv)]):
+                                                   ("query heads per key/value head", num_heads // kv)]):
         col.metric(label, shown)
     if in_browser:
         stack = ui.stage_call(gqa.every_setting, settings, "gqa", num_heads=num_heads)  # (d(H)·H, T, T)

@@ -55,7 +55,7 @@ def pairing_lines(num_heads: int, num_kv_groups: int) -> None:
         heads = " ".join(f"{i + 1}→{kv_label(kv)}" for i, kv in enumerate(gqa.pairing(num_heads, num_kv_groups, expand)[:shown]))
         st.markdown(f"`{expand}` ({verdict}): query head→key/value head " + heads + (" …" if shown < num_heads else ""))
     same = not gqa.orders_differ(num_heads, num_kv_groups)
-    st.caption("With one key/value head, or one a query head, both orders give the same list." if same else
+    st.caption("With one key/value head, or one per query head, both orders give the same list." if same else
                "Same number of keys, different partners: `repeat` gives query head 2 the second key/value head, "
                "which belongs to another group.")
 

@@ -39,24 +39,30 @@ st.subheader("How fast, how much memory")
 st.markdown(f"GPT-2 small's layer ({bonus_bench.GPT2['d_in']} → {bonus_bench.GPT2['d_out']}, "
             f"{bonus_bench.GPT2['num_heads']} heads), one sequence, float32: the forward pass alone (`no_grad`) and "
             "forward plus backward, as in training.")
-cols = st.columns(2)
-largest = cols[0].select_slider("Largest T", bonus_bench.TOKEN_SIZES, 512, key="impl_max_tokens",
-                                format_func=lambda t: f"{t:,}")
-repeats = cols[1].slider("Repeats (median)", 1, MAX_REPEATS, 1, key="impl_repeats")
-if st.button("Measure here", type="primary", icon=":material/speed:", key="impl_run"):
-    bar = st.progress(0.0, text="Starting…")
-    st.session_state["impl_last"] = bonus_bench.sweep(
-        device, [t for t in bonus_bench.TOKEN_SIZES if t <= largest], repeats, time_budget_s=BUDGET_S,
-        on_step=lambda fraction, text: bar.progress(min(fraction, 1.0), text=text))
-    bar.empty()
+# A new measurement's settings: for the teacher (the slides leave them out), since the charts below show the
+# stored run, whose sizes and repeats its caption gives, until someone presses Measure here.
+with ui.for_the_teacher("measure-implementations"):
+    cols = st.columns(2)
+    largest = cols[0].select_slider("Largest T", bonus_bench.TOKEN_SIZES, 512, key="impl_max_tokens",
+                                    format_func=lambda t: f"{t:,}")
+    repeats = cols[1].slider("Repeats (median)", 1, MAX_REPEATS, 1, key="impl_repeats")
+    if st.button("Measure here", type="primary", icon=":material/speed:", key="impl_run"):
+        bar = st.progress(0.0, text="Starting…")
+        st.session_state["impl_last"] = bonus_bench.sweep(
+            device, [t for t in bonus_bench.TOKEN_SIZES if t <= largest], repeats, time_budget_s=BUDGET_S,
+            on_step=lambda fraction, text: bar.progress(min(fraction, 1.0), text=text))
+        bar.empty()
+    if "impl_last" not in st.session_state:
+        st.caption("Below: the stored measurement of scripts/bench_implementations.py, until you measure here.")
 result = st.session_state.get("impl_last") or blocks.stored_implementations(device) or blocks.stored_implementations("cpu")
 if result is None:
     st.info("No stored measurement: press **Measure here**.", icon=":material/timer:")
     st.stop()
 fresh = "impl_last" in st.session_state
-st.caption(("Measured just now" if fresh else "Stored measurement (scripts/bench_implementations.py)")
-           + f" on {result['machine']}, {result['date']}, median of {result['repeats']}. The machine may be shared: "
-             "compare lines within one run, not across runs.")
+sizes = sorted({row["tokens"] for row in result["rows"]})
+st.caption(("Measured just now" if fresh else "Measured")
+           + f" on {result['machine']}, {result['date']}: T = {sizes[0]:,} … {sizes[-1]:,}, the median of "
+             f"{result['repeats']} runs. Compare lines within one run, not across runs.")
 for message in result["notes"]:
     ui.note(message)
 frame = pd.DataFrame(result["rows"])

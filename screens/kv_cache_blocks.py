@@ -87,7 +87,7 @@ def memory(record: dict, n: int) -> None:
     data_table(frame, hide_index=True, width="content")
     big = rows[-1]
     st.caption("Bytes per token = 2 (keys and values) × layers × K/V heads × head_dim × bytes per number "
-               f"(cache_bytes.py, the formula of the book's memory estimators). {big['model']} adds "
+               f"(the formula of the book's memory estimators). {big['model']} adds "
                f"{big['per_token']:,} bytes a token, so a full context of {big['context']:,} tokens holds "
                f"{numbers.size_in_bytes(big['after_context'])} per sequence; the cache grows linearly with the text, "
                "which is what the sliding window and grouped-query attention cut.")
@@ -107,7 +107,7 @@ def speed(settings: Settings) -> None:
     cut = [r["sizes"] for r in result["rows"] if min(r["cached_tokens"], r["uncached_tokens"]) < lesson.SPEED_NEW]
     if cut:
         st.caption(f"At {' and '.join(cut)} sizes a run reached the end of its share of the "
-                   f"{lesson.SPEED_BUDGET_S:g} s budget before its {lesson.SPEED_NEW}th token (the figure says how far "
+                   f"{lesson.SPEED_BUDGET_S:g} s budget before its {lesson.SPEED_NEW}th token (the table says how far "
                    "it got): a run cut short without the cache skipped its longest, dearest steps, so the cache's "
                    "advantage there is understated.")
     st.caption(f"One attention layer alone, random weights and inputs, a {lesson.SPEED_PROMPT}-token prompt and up to "

@@ -20,7 +20,8 @@ from ui.state.settings import Settings
 def latent_picker(d_out: int) -> int:
     """latent_dim from 1 to 2 · d_out; 0 (the URL's default) shows latent.auto_latent(d_out), d_out / 4."""
     auto = latent.auto_latent(d_out)
-    rule = f"d_out / 4 = {d_out / 4:g}" if d_out % 4 == 0 else f"d_out / 4 = {d_out / 4:g}, rounded down, at least 1"
+    # The app's default, not the book's class (max(16, d_out // 8)): the README's run, 768 → 192, and 1 at d_out 2.
+    rule = "this app's default, d_out / 4" + ("" if d_out % 4 == 0 else " rounded down, at least 1")
     options = [0] + latent.latent_choices(d_out)
     # an invalid value falls back to the default, 0 (always allowed): the note names what 0 shows
     clamp("latent_dim", options=options, fallback_note=f"latent_dim {{old}} is more than 2 · d_out = {2 * d_out:,} "
@@ -50,7 +51,7 @@ def cache_table(cache: dict, num_tokens: int, num_heads: int) -> None:
     """This layer's cache: multi-head, grouped-query, latent, in numbers a token and in bytes."""
     g, per = cache["num_kv_groups"], cache["per_token"]
     rows = [("multi-head attention", f"{num_heads} key/value heads", per["mha"], cache["mha"]),
-            ("grouped-query attention", f"num_kv_groups = {g} (/gqa's)", per["gqa"], cache["gqa"]),
+            ("grouped-query attention", f"num_kv_groups = {g} (as on /gqa)", per["gqa"], cache["gqa"]),
             ("latent (this screen)", "latent_dim", per["mla"], cache["mla"])]
     st.table(pd.DataFrame([(a, b, f"{n:,}", f"{bytes_:,}") for a, b, n, bytes_ in rows],
                           columns=["attention", "cached", "numbers a token", f"bytes, {num_tokens:,} tokens (float32)"]),

@@ -124,5 +124,6 @@ ui.explain("`view` never copies: it refuses when the strides cannot express the 
            "view when one exists and copies otherwise, so it always works but may cost a copy you did not see. "
            "The chapter writes `.contiguous().view(...)` to make that copy explicit; "
            "`.reshape(b, num_tokens, self.d_out)` would do the same work.", title="When each copies")
-ui.show_code(MultiHeadAttention, ml.chapter_steps, ml.offsets, title="The code: the chapter's class, and how this "
-             "screen reads the memory")
+ui.show_code(MultiHeadAttention, ml.chapter_steps, ml.offsets, title="The code: the chapter's MultiHeadAttention as "
+             "this app keeps it (the book's lines, with a docstring the book does not print), and this screen's "
+             "helpers that read the memory")

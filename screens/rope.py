@@ -38,7 +38,7 @@ def screen():
                           fallback_note="Start position {old} is not one of " + ", ".join(map(str, rope.OFFSETS))
                                         + "; using {new}.")
         if scrubbed:  # the layer's view moves it in the browser
-            st.caption(f"Sentence starts at position {offset:,}: moved in the layer's view.")
+            st.caption(f"The sentence starts at position {offset:,}; move it in the layer's view below.")
         else:
             offset = ui.control(st.select_slider, "Sentence starts at position", "rope_offset",
                                 options=list(rope.OFFSETS))

@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from attention_core.drawing import charts
+from attention_core.drawing import charts, numbers
 from attention_core.drawing.text import md_escape
 from attention_core.lessons import rope
 from attention_core.lessons.head_counts import STACK_WEIGHTS
@@ -107,7 +107,7 @@ def position_view(q_vec, k_vec, record: dict, m: int, n: int) -> dict:
     last = rope.POSITIONS - 1
     return dict(matrix=scores, kind="scores", title="q · k at positions m (rows) and n (columns)",
                 view_key="rope_positions", worked=(turned_q, turned_k, scores), names=("q", "k"),
-                labels=[str(p) for p in range(last + 1)], selection=(min(m, last), min(n, last)),
+                labels=[f"pos {p}" for p in range(last + 1)], selection=(min(m, last), min(n, last)),
                 parts=("matrix", "cell", "arithmetic"), first=0)
 
 
@@ -169,5 +169,5 @@ def mistakes(record: dict) -> None:
     for item in rope.mistakes(record):
         pitfall(item["name"], item["code"], item["right_code"],
                 f"{item['measure']}: {item['wrong']:.4f}: {item['says']}.",
-                f"{item['measure']}: {item['right']:.1e}" if item["right"] < 1e-3 else
+                f"{item['measure']}: {numbers.scientific(item['right'])} (float32 rounding)" if item["right"] < 1e-3 else
                 f"{item['measure']}: {item['right']:.4f}")

@@ -25,9 +25,10 @@ def screen():
     num_heads = ui.heads_picker(d_out)
     scrubbed = swa.stack_fits(T, num_heads)  # every W's maps travel at once: W moves in the browser
     window = blocks.window_control(T, scrubbed)
-    head = blocks.head_control(num_heads)
+    head = blocks.head_control(num_heads, T)
     q, _ = ui.committed(T)
-    record, used, device_note = ui.stage_call(swa.window_trace, settings, STAGE, num_heads=num_heads, window=window)
+    found, used, device_note = ui.stage_call(swa.window_part, settings, STAGE, num_heads=num_heads, window=window)
+    record = swa.combine(found, ui.stage_call(swa.causal_part, settings, STAGE, num_heads=num_heads)[0])
     chunk = swa.default_chunk(T)
     if not ui.predict_first(STAGE, settings, record=record, window=window, chunk=chunk,
                             chunk_keys=swa.last_chunk_keys(T, window, chunk)):
@@ -37,7 +38,9 @@ def screen():
     stack = ui.stage_call(swa.window_stack, settings, STAGE, num_heads=num_heads) if scrubbed else None
     st.markdown(("Move **Window W** and **Head** in the view (or PageUp / PageDown): every window from 1 to "
                  f"{T:,} is already there; Enter makes the sections below follow." if scrubbed else
-                 "The view flips through the heads at this W in the browser; W itself is the slider above.")
+                 "The view flips through the heads at this W in the browser; W itself is the slider above."
+                 if blocks.heads_fit(T, num_heads) else
+                 f"The view draws head {head + 1} at this W; W and the head are the sliders above.")
                 + " A key outside the window has its score set to −∞, so softmax gives it exactly 0: the view "
                 "hatches the future and prints 0.0000 for keys too far back.")
     ui.show_view(**blocks.view_arguments(record, stack, settings, num_heads, window, head))
@@ -80,7 +83,8 @@ def sections(record: dict, num_heads: int, window: int) -> None:
     )
     with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
         if shown:
-            blocks.checks(record)
+            blocks.checks(ui.stage_call(swa.window_part, settings, STAGE, num_heads=num_heads, window=window,
+                                        check=True)[0])
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown:
             blocks.mistakes(settings, num_heads, window)

@@ -10,6 +10,7 @@ from attention_core.drawing import numbers
 from attention_core.drawing.text import md_escape
 from attention_core.lessons import cache_bytes
 from attention_core.lessons import sliding_window as swa
+from attention_core.lessons.head_counts import STACK_WEIGHTS
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, pitfall
 from ui.draw.code import source
@@ -37,10 +38,20 @@ def window_control(num_tokens: int, scrubbed: bool) -> int:
                    min_value=1, max_value=num_tokens)
 
 
-def head_control(num_heads: int) -> int:
-    """The head the view opens at, 0-based (the URL's head, kept inside the count)."""
-    return clamp("head", low=1, high=num_heads,
+def heads_fit(num_tokens: int, num_heads: int) -> bool:
+    """Whether every head's map (and the causal one beside it) goes to the browser at once, so the view flips
+    through the heads: at GPT-2's 1,024 tokens twelve pairs of 1,024 × 1,024 maps cost ~1.5 s a W move to build."""
+    return num_heads * num_tokens * num_tokens <= STACK_WEIGHTS
+
+
+def head_control(num_heads: int, num_tokens: int) -> int:
+    """The head drawn, 0-based (the URL's head, kept inside the count): the view's own Head where every head fits
+    (heads_fit), else a control here, and a move of it reruns."""
+    head = clamp("head", low=1, high=num_heads,
                  fallback_note=f"Head {{old}} does not exist ({num_heads} heads); showing head {{new}}.") - 1
+    if num_heads > 1 and not heads_fit(num_tokens, num_heads):
+        head = control(st.select_slider, "Head drawn", "head", options=list(range(1, num_heads + 1))) - 1
+    return head
 
 
 def masks_side_by_side(record: dict, settings: Settings, window: int) -> None:
@@ -70,11 +81,15 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
                   "initial": swa.frame_of(window, head, num_heads)}
         weights, causal, context = stack["weights"], stack["causal_weights"], stack["context_vec"]  # (F, T, ·)
         scores = stack["masked_scores"]
-    else:  # one window (the server's), every head
+    elif heads_fit(num_tokens, num_heads):  # one window (the server's), every head
         frames = {"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
                   "labels": [str(h) for h in range(1, num_heads + 1)], "initial": head}
         weights, causal, context = record["attn_weights"], record["causal_weights"], record["context_vec"]
         scores = record["masked_scores"]
+    else:  # one window, one head (head_control's): a W or head move builds one map and its causal one
+        frames = None
+        weights, causal = record["attn_weights"][head], record["causal_weights"][head]  # (T, T) each
+        context, scores = record["context_vec"], record["masked_scores"][head]  # context: (T, d_out), every head
     # order: the masked scores rank the bars, and their −inf (outside the window) leaves those keys out of the list:
     # a narrow band's map is mostly zeros, which the view would otherwise list as weights of 0.0000
     return dict(matrix=weights, settings=settings, kind="weights", title="attn_weights with a sliding window (one head)",
@@ -106,8 +121,9 @@ def sweep(settings: Settings, num_heads: int) -> None:
     columns = [f"dim {i + 1}" for i in range(shown)] + ["max |Δ| vs causal, any query"]
     data_table(pd.DataFrame.from_dict(rows, orient="index", columns=columns), width="content",
                  height=table_height(len(rows)))
-    st.caption(f"The context vector of the last query, {md_escape(settings.labels[q])} (first {shown} of "
-               f"{settings.d_out} dims), at each W: it is the first to lose keys as W shrinks. "
+    st.caption(f"The context vector of the last query, {md_escape(settings.labels[q])} ("
+               + (f"its {shown} dims" if shown == settings.d_out else f"the first {shown} of its {settings.d_out:,} dims")
+               + "), at each W: it is the first to lose keys as W shrinks. "
                + swa.sweep_sentence(windows, found["vs_causal"], num_tokens))
 
 
@@ -188,7 +204,7 @@ def memory(settings: Settings, num_heads: int, window: int) -> None:
                                 "window / full": f"{b / a:.4f}" if a else "—"} for name, a, b in rows]),
                  width="content", hide_index=True, height=table_height(len(rows)))
     st.caption("Bytes = tokens × layers × 2 (K and V) × kv_heads × head_dim × bytes per element "
-               "(attention_core/lessons/cache_bytes.py, the book's memory_estimator_swa.py). A window layer holds "
+               "(the formula of the book's memory_estimator_swa.py). A window layer holds "
                "min(W, tokens) tokens however long the text grows; a full layer holds them all.")
     model = swa.GEMMA3
     k = st.slider("Sliding-window layers per full layer (K : 1)", 0, 11, swa.GEMMA3_SWA_PER_FULL, key="swa_ratio")

@@ -17,7 +17,7 @@ from ui.draw.training_plots import curves, head_grid
 from ui.server import jobs, run_gate
 from ui.state.session import KEEP, clamp, control, fragment, note, set_value, value
 from ui.state.settings import Settings
-from ui.draw.display import data_table
+from ui.draw.display import data_table, for_the_teacher
 
 LR_OPTIONS = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]
 STEP_OPTIONS = [50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000]
@@ -41,7 +41,9 @@ def train_yourself(task: str, settings: Settings):
     lr = control(c[4].select_slider, "learning rate", "train_lr", options=LR_OPTIONS, format_func=lambda v: f"{v:g}")
     d_model = heads * round(64 / heads)  # the heads must split d_model evenly: 64, or 63 for 3 and 7 heads
     st.caption(f"d_model = {d_model} ({heads} head{'s' if heads > 1 else ''} of {d_model // heads}); "
-               f"computed on {settings.device}; {bound}. A run nobody watches for 20 s stops.")
+               f"computed on {settings.device}; {bound}.")
+    with for_the_teacher("unwatched-run"):
+        st.caption("A run nobody watches for 20 s stops.")
     key = (task, layers, heads, d_model, steps, int(seed), float(lr), settings.device)
     job = training_job(key, start=st.button("Train", icon=":material/play_arrow:", type="primary"))
     if job is None:

@@ -105,7 +105,7 @@ def test_the_agreement_checks_agree():
 
 def test_the_questions_answers():
     per_token, size = latent.latent_questions(768, 12, 192, 1024)
-    assert check(per_token, "192").ok and not check(per_token, "1536").ok and not check(per_token, "384").ok
+    assert check(per_token, "8").ok and not check(per_token, "192").ok and not check(per_token, "4").ok  # 1,536 / 192
     assert check(size, str(1024 * 192 * 4)).ok and not check(size, str(2 * 1024 * 192 * 4)).ok
 
 

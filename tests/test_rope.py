@@ -280,3 +280,19 @@ def test_bad_positions_in_the_url_fall_back_with_a_note():
     assert not at.exception
     notes = " ".join(w.value for w in at.warning)
     assert "Start position 7 is not one of" in notes
+
+
+def test_the_one_head_trace_is_the_classes_own_head():
+    # rope_trace computes one head from its columns of W_query(x) and W_key(x): the classes' numbers for that head.
+    x = torch.randn(12, 16, generator=torch.Generator().manual_seed(3))
+    record = rope.rope_trace(x, d_out=32, seed=5, device="cpu", num_heads=4, head=2, offset=10, offsets=(0, 10))
+    twin = build_seeded(rope.MultiHeadAttentionRoPE, 5, 16, 32, 12, 0.0, 4)
+    chapter = build_seeded(MultiHeadAttention, 5, 16, 32, 12, 0.0, 4)
+    cos, sin = compute_rope_params(8, context_length=40)
+    with torch.no_grad():
+        turned, plain = twin.trace(x[None], cos[10:], sin[10:]), chapter.trace(x[None])
+    assert torch.equal(record["queries_raw"], turned["queries_raw"][0, 2])
+    assert torch.allclose(record["attn_weights"], turned["attn_weights"][0, 2], atol=1e-6)
+    assert torch.allclose(record["attn_scores"], turned["attn_scores"][0, 2], atol=1e-5)
+    assert torch.allclose(record["chapter_weights"], plain["attn_weights"][0, 2], atol=1e-6)
+    assert torch.allclose(record["chapter_scores"], plain["attn_scores"][0, 2], atol=1e-5)

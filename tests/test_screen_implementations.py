@@ -1,4 +1,5 @@
 """AppTest: /implementations checks every class against the chapter, shows a stored measurement, measures."""
+import re
 import json
 
 import pytest
@@ -33,7 +34,8 @@ def test_first_load_agreement_and_stored_measurement(preset):
     assert "✓ means ≤ 10⁻⁵" in text and "1e-05" not in text  # the tolerance written one way, as on every screen
     assert "1 threads" not in text and "1 thread," in text
     assert "runs the **flash_attention** kernel; with flash forbidden, **math**" in text
-    assert "Stored measurement" in text
+    assert "the stored measurement of scripts/bench_implementations.py" in text  # in the teacher's box
+    assert re.search(r"Measured on .+: T = 128 … 1,024, the median of \d+ runs", text), text  # what the charts show
     frames = chart_frames(at)
     assert len(frames) == 3  # forward time, forward + backward time, memory: log-log
     assert all(spec["encoding"]["y"]["scale"]["type"] == "log" for spec, _ in frames)

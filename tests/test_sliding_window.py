@@ -187,18 +187,18 @@ def test_the_questions_are_computed_from_the_current_numbers():
     tokens = ["Your", "journey", "starts", "with", "one", "step"]
     record, _, _ = swa.window_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, window=3)
     keys, same, chunk = swa.sliding_window_questions(record, 3, swa.last_chunk_keys(6, 3, 3), 3, tokens)
-    assert "query “step” (token 6)" in keys.prompt and keys.answer == 3.0
-    assert quiz.check(keys, "3").ok and not quiz.check(keys, "6").ok
+    assert "query “step” (token 6)" in keys.prompt and keys.answer == 4.0  # keys 4, 5, 6
+    assert quiz.check(keys, "4").ok and not quiz.check(keys, "3").ok and not quiz.check(keys, "1").ok
     assert same.answer is False and quiz.check(same, "no").ok and not quiz.check(same, "yes").ok
     assert chunk.answer == 5.0 and quiz.check(chunk, "5").ok and not quiz.check(chunk, "3").ok  # W + C - 1, not W
     wide, _, _ = swa.window_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, window=6)
-    assert swa.sliding_window_questions(wide, 6, None, 6, tokens)[0].answer == 6.0
+    assert swa.sliding_window_questions(wide, 6, None, 6, tokens)[0].answer == 1.0  # every key back to token 1
     assert len(swa.sliding_window_questions(wide, 6, None, 6, tokens)) == 2  # one chunk: no prefill question
     short, _, _ = swa.window_trace(BOOK_INPUTS[:2], d_out=2, seed=123, device="cpu", num_heads=2, window=1)
-    assert swa.sliding_window_questions(short, 1, 1, 1, tokens[:2])[0].answer == 1.0  # query 2 of 2 tokens
+    assert swa.sliding_window_questions(short, 1, 1, 1, tokens[:2])[0].answer == 2.0  # query 2 of 2 sees itself
     x = torch.randn(10, 3, generator=torch.Generator().manual_seed(0))
     longer, _, _ = swa.window_trace(x, d_out=2, seed=123, device="cpu", num_heads=2, window=8)
-    assert swa.sliding_window_questions(longer, 8, 9, 5, [str(i) for i in range(10)])[0].answer == 6.0  # not W: 6 keys
+    assert swa.sliding_window_questions(longer, 8, 9, 5, [str(i) for i in range(10)])[0].answer == 1.0  # 6 keys, all
 
 
 def test_the_mistakes_differ_from_the_right_mask_on_the_lessons_numbers():

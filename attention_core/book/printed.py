@@ -228,8 +228,8 @@ ON_STAGE = {
 HELPERS_DIFFER = {
     "scores": "The app's helpers below write `keys.transpose(-2, -1)` where the book writes `.T`, so the same "
               "line scores one sequence, a batch and every head (`.T` would reverse all their dimensions).",
-    "softmax": "The app's `normalize_by_sum` and `softmax_naive` sum over `dim=-1` where the book's sum the "
-               "whole vector (`.sum()`, `dim=0`): the book normalises one query's scores, the app every row of a "
+    "softmax": "The app's `normalize_by_sum` and `softmax_naive` sum over `dim=-1` where the book's "
+               "versions sum the whole vector (`.sum()`, `dim=0`): the book normalises one query's scores, the app every row of a "
                "(T, T) matrix at once; on one vector both are the same.",
     "mask": "The app's helpers build the mask at a `context_length` and cut it to the tokens present, as "
             "CausalAttention's buffer does, so one function serves the lesson and the buffer; the steps are "

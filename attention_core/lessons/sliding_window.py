@@ -52,32 +52,57 @@ def _cpu(record: dict) -> dict:
     return {k: v.detach().cpu() if isinstance(v, torch.Tensor) else v for k, v in record.items()}
 
 
-def window_trace(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_heads: int, window: int):
-    """The layer at window W on x (T, d_in), uncached, beside the causal layer (sliding_window_size=None) and W = T.
-    The class runs once, at W; the causal and W = T weights mask its raw scores the way its forward masks them
-    (one build and one pass of attention at GPT-2 small's sizes instead of three; tests check them against the
-    class built at None and at T). Returns (record, device_used, note); maps (h, T, T), context vectors (T, d_out)."""
+def window_part(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_heads: int, window: int,
+                check: bool = False):
+    """What changes with W: the layer at window W on x (T, d_in), uncached; check: also PyTorch's own attention
+    with the band as its mask ("vs_sdpa", the checks section's, so a W move does not pay for it). Returns (record,
+    device_used, note); maps (h, T, T), the context vectors (T, d_out)."""
     num_tokens, d_in = x.shape
     mha = build(d_in, d_out, num_heads, seed, window)
 
     def compute(dev):
         with torch.no_grad():
             at = mha.to(dev).trace(x.to(dev)[None])
-            scores, values = at["attn_scores"], at["values"]  # (1, h, T, T), (1, h, T, head_dim)
-            masks = torch.stack([band_mask(num_tokens, num_tokens + 1), band_mask(num_tokens, num_tokens)]).to(dev)
-            weights = torch.softmax(scores.masked_fill(masks[:, None], -torch.inf) / mha.head_dim**0.5, dim=-1)
-            causal, full = mha.out_proj(merge_heads(weights @ values))  # (T, d_out) each: W = None, W = T
-            # PyTorch's own attention with the band as its mask (True = may attend), through the same out_proj
-            sdpa = mha.out_proj(merge_heads(F.scaled_dot_product_attention(
-                at["queries"], at["keys"], values, attn_mask=~at["mask_bool"])))[0]  # (T, d_out)
-        return _cpu({"attn_weights": at["attn_weights"][0], "masked_scores": at["masked_scores"][0],
-                     "mask_bool": at["mask_bool"], "causal_mask": masks[0], "causal_weights": weights[0],
-                     "context_vec": at["context_vec"][0], "causal_context": causal,
-                     "visible": (~at["mask_bool"]).sum(dim=-1),  # (T,): keys each query sees
-                     "window_vs_causal": max_abs_diff(at["context_vec"][0], causal),
-                     "full_vs_causal": max_abs_diff(full, causal),
-                     "vs_sdpa": max_abs_diff(at["context_vec"][0], sdpa)})
+            found = {"attn_weights": at["attn_weights"][0], "masked_scores": at["masked_scores"][0],
+                     "mask_bool": at["mask_bool"], "context_vec": at["context_vec"][0],
+                     "visible": (~at["mask_bool"]).sum(dim=-1)}  # (T,): keys each query sees
+            if check:  # True in attn_mask = may attend, through the same out_proj
+                sdpa = mha.out_proj(merge_heads(F.scaled_dot_product_attention(
+                    at["queries"], at["keys"], at["values"], attn_mask=~at["mask_bool"])))[0]  # (T, d_out)
+                found["vs_sdpa"] = max_abs_diff(found["context_vec"], sdpa)
+        return _cpu(found)
     return run_with_fallback(compute, device)
+
+
+def causal_part(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_heads: int):
+    """What W is compared with, the same for every W (a W move reuses it): the class without a window
+    (sliding_window_size=None), the causal layer, and at W = T, which must equal it. Returns (record, device, note)."""
+    num_tokens, d_in = x.shape
+    mha = build(d_in, d_out, num_heads, seed, None)
+
+    def compute(dev):
+        with torch.no_grad():
+            at = mha.to(dev).trace(x.to(dev)[None])
+            band = band_mask(num_tokens, num_tokens).to(dev)  # W = T: diff >= T never holds
+            full = torch.softmax(at["attn_scores"].masked_fill(band, -torch.inf) / mha.head_dim**0.5, dim=-1)
+            full_context = mha.out_proj(merge_heads(full @ at["values"]))[0]  # (T, d_out)
+            causal = at["context_vec"][0]  # (T, d_out)
+        return _cpu({"causal_mask": band_mask(num_tokens, num_tokens + 1), "causal_weights": at["attn_weights"][0],
+                     "causal_context": causal, "full_vs_causal": max_abs_diff(full_context, causal)})
+    return run_with_fallback(compute, device)
+
+
+def combine(window: dict, causal: dict) -> dict:
+    """window_part's record with causal_part's, and how far W moved the context vectors from the causal layer's."""
+    return window | causal | {"window_vs_causal": max_abs_diff(window["context_vec"], causal["causal_context"])}
+
+
+def window_trace(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_heads: int, window: int):
+    """Everything at window W, the check included (notebooks, tests): combine(window_part, causal_part)."""
+    found, used, note = window_part(x, d_out=d_out, seed=seed, device=device, num_heads=num_heads, window=window,
+                                    check=True)
+    causal, _, _ = causal_part(x, d_out=d_out, seed=seed, device=device, num_heads=num_heads)
+    return combine(found, causal), used, note
 
 
 def _project(mha: MultiHeadAttentionWithSWA, x: torch.Tensor) -> tuple:
@@ -295,13 +320,17 @@ def sliding_window_questions(record: dict, window: int, chunk_keys: int | None, 
     num_tokens = len(record["visible"])
     q = min(6, num_tokens) - 1  # query 6, the book's last token, or the last one there is
     seen = int(record["visible"][q])
+    earliest = q + 2 - seen  # 1-based: query q + 1 keeps keys earliest … q + 1
+    # Asked as the earliest key, not how many: the screen's intro says a query sees "the most recent W keys", which
+    # would answer a count before the question is read (a class-mode slide did).
     keys = Question(
-        _identity("sliding-window", "keys", window, num_tokens, q),
-        f"With a sliding window of W = {window}, how many keys can query {_tok(tokens, q)} attend to?", "number",
-        float(seen), f"{seen}: the mask hides a key when diff = query − key is < 0 (the future) or ≥ W = {window}; "
-        f"query {q + 1} keeps keys {q + 2 - seen} … {q + 1}, itself included." + (
-            f" Without the window it would see {q + 1}." if seen < q + 1 else " The window reaches back to token 1."),
-        low=0, high=num_tokens, gives_away=(f"{seen} keys", f"keys {q + 2 - seen} … {q + 1}"))
+        _identity("sliding-window", "earliest", window, num_tokens, q),
+        f"With a sliding window of W = {window}, which is the earliest token that query {_tok(tokens, q)} can still "
+        "attend to (its number, counting from 1)?", "number",
+        float(earliest), f"Token {earliest}: the mask hides a key when diff = query − key is < 0 (the future) or "
+        f"≥ W = {window}; query {q + 1} keeps keys {earliest} … {q + 1}, {seen} in all, itself included." + (
+            f" Without the window it would see all {q + 1}." if seen < q + 1 else " The window reaches back to token 1."),
+        low=1, high=num_tokens, gives_away=(f"keys {earliest} … {q + 1}",))
     gap = record["full_vs_causal"]
     same = Question(
         _identity("sliding-window", "full", record["causal_context"], gap),
@@ -340,7 +369,7 @@ def window_sentence(window: int, num_tokens: int, gap: float) -> str:
     """What W does to the context vectors here, from their largest difference from the causal layer's."""
     if gap <= SAME:
         reach = ("W ≥ T: the window reaches back to token 1 for every query" if window >= num_tokens else
-                 f"no query lost a key whose weight shows at 4 decimals")
+                 "no query lost a key whose weight shows at 4 decimals")
         return f"At W = {window:,} the context vectors equal the causal layer's (largest difference {gap:.4f}): {reach}."
     lost = num_tokens - window  # queries W + 1 … T lose keys
     who = (f"the last query (token {num_tokens:,}) loses its oldest key" if lost == 1 else

@@ -10,6 +10,7 @@ import streamlit as st
 
 from attention_core.book import printed
 from ui.state.sections import section
+from ui.state.settings import this_run
 
 _SOURCE_LOCK = threading.Lock()
 
@@ -98,5 +99,8 @@ def show_snippet(snippet: printed.Snippet) -> None:
              + ", ".join(f"`{n}` (§{sec})" for n, sec in earlier))
     output.caption(f"What it prints, run now on the book's six input vectors{after}:")
     output.code(done.text, language="text", wrap_lines=True)
-    if snippet.note:
+    if this_run().preset != "book":  # the notes compare with the book preset's lesson; here the inputs differ
+        output.caption("The lesson above runs on this preset's inputs and sizes; the book's code here runs on the "
+                       "book's six vectors, so their numbers differ.")
+    elif snippet.note:
         output.caption(snippet.note)

@@ -203,8 +203,9 @@ function valueText(v, i, j) {
 
 // The app's labels already start with the position ("2 journey"); bare ones (the test app's "t2") get it here.
 function labelOf(v, i) {
-  const n = i + (v.meta.first ?? 1), text = v.meta.labels[i] ?? "";  // first: 0 where rows are positions from 0
-  return text.startsWith(`${n} `) || text === String(n) ? text : `${n} ${text}`;
+  const text = v.meta.labels[i] ?? "";
+  if ((v.meta.first ?? 1) === 0) return text;  // positions counted from 0 ("pos 4"): the label says which
+  return text.startsWith(`${i + 1} `) ? text : `${i + 1} ${text}`;
 }
 function label(v, i) { return `“${labelOf(v, i)}”`; }
 
