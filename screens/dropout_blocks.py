@@ -19,6 +19,7 @@ from ui.draw.checks import pitfall
 from ui.draw.display import data_table, table, window
 from ui.draw.vega import cached_chart
 from ui.state.settings import Settings
+from attention_core.drawing.numbers import scientific
 
 CONVERGE_TOKENS = 64  # the many-draws average runs on the rows of the first 64 queries at most
 DRAWS = [2**i for i in range(11)]  # N = 1, 2, 4, ..., 1024 draws
@@ -167,10 +168,10 @@ def _platform_demo(settings, record, p, seed, **_) -> None:
     st.markdown("**Why do my dropout numbers differ from the book's?** `torch.manual_seed` seeds one global "
                 "generator per device, and `nn.Dropout` draws from it:")
     cols = st.columns(3)
-    cols[0].metric("book's call vs the app's private generator", f"{out['book_vs_app']:.1e}")
+    cols[0].metric("book's call vs the app's private generator", f"{scientific(out['book_vs_app'])}")
     cols[1].metric("cells changed by one extra draw after the seed", f"{out['cells_changed_by_one_extra_draw']:,} "
                                                                       f"of {out['cells']:,}")
-    cols[2].metric("app's generator after someone else's draw", f"{out['app_repeatable']:.1e}")
+    cols[2].metric("app's generator after someone else's draw", f"{scientific(out['app_repeatable'])}")
     gpus = ", ".join(f"{d}: {n:,} of {out['cells']:,} cells differ from the CPU's mask"
                      for d, n in out["accelerator_cells_differing"].items())
     st.caption(f"torch {out['torch_version']}. " + (f"Same seed on {gpus}. " if gpus else

@@ -15,6 +15,7 @@ from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, checked, pitfall
 from ui.draw.display import data_table, device_badge, table, table_grid
 from ui.state.settings import Settings
+from attention_core.drawing.numbers import scientific
 
 GENERATE = """module.reset_cache()                              # a new text: empty cache, pointer at 0
 out = module(x[:, :prompt], use_cache=True)       # step 1: the prompt at once (ptr 0 -> prompt)
@@ -152,7 +153,7 @@ def mistakes(settings: Settings, num_heads: int, prompt: int) -> None:
             "module.reset_cache()               # empty cache, pointer 0\nmodule(x_prompt, use_cache=True)",
             f"The same {n} tokens generated a second time without a reset: the cache still holds the first run's "
             f"keys and the pointer ran on to {record['ptr_no_reset']}. The outputs differ from the first run's by up to "
-            f"{stale:.4f}." if stale >= lesson.SAME else f"Without a reset the outputs differ by only {stale:.1e}.",
+            f"{stale:.4f}." if stale >= lesson.SAME else f"Without a reset the outputs differ by only {scientific(stale)}.",
             f"With reset_cache() the second run repeats the first: largest difference {lesson.difference_text(again)}.")
     wrong = lesson.largest_difference(record["mask_from_0"], right)
     pitfall("Slicing the mask from row 0 instead of ptr_current_pos (the book's pull request #697)",
@@ -160,7 +161,7 @@ def mistakes(settings: Settings, num_heads: int, prompt: int) -> None:
             "mask_bool = self.mask.bool()[\n    self.ptr_current_pos:self.ptr_current_pos + num_tokens_Q, :num_tokens_K]",
             f"A lone new query gets row 1 of the causal mask, which hides every key but the first: the outputs of the "
             f"one-token steps are off by up to {wrong:.4f}." if wrong >= lesson.SAME else
-            f"Here every step fed the prompt from position 0, so the two slices agree (largest difference {wrong:.1e}); "
+            f"Here every step fed the prompt from position 0, so the two slices agree (largest difference {scientific(wrong)}); "
             "a one-token step after the prompt is where they part.",
             "The slice starts at the new token's own position: its row lets it see every cached key, as an uncached "
             "forward would.")

@@ -21,6 +21,7 @@ from ui.draw.display import data_table, table
 from ui.draw.heatmaps import show_matrix
 from ui.draw.vega import cached_chart
 from ui.state.settings import Settings
+from attention_core.drawing.numbers import scientific
 
 
 def mask_and_buffer(record: dict, settings: Settings, context_length: int) -> None:
@@ -129,4 +130,4 @@ def _buffer_demo(settings, record=None, **_) -> None:
     data_table(devices, width="content")
     if record is not None:
         st.caption(f"Build the mask separately or apply tril to the weights (issue 279)? Both of this screen's "
-                   f"variants agree to {record['variants_max_abs_diff']:.1e}; the buffer is the second, built once.")
+                   f"variants agree to {scientific(record['variants_max_abs_diff'])}; the buffer is the second, built once.")

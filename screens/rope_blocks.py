@@ -16,6 +16,7 @@ from ui.draw.display import table, table_grid
 from ui.compute.built import cached_spec
 from ui.draw.vega import draw_spec, font_scale
 from ui.state.settings import Settings
+from attention_core.drawing.numbers import scientific
 
 COLOURS = {"q": "#1f77b4", "k": "#d62728"}
 WHY = (
@@ -144,7 +145,7 @@ def layouts(record: dict, settings: Settings) -> None:
         f"The book turns dimension i with i + {d // 2} (`x1 = x[..., :{d // 2}]`, `x2 = x[..., {d // 2}:]`, cos laid out "
         "[c1, c2, …, c1, c2, …]: the book's issue #838). The paper and Meta's code turn neighbours 1 with 2, 3 with 4 "
         f"(issues #746, #751). Reorder each head's W_query and W_key rows as {order}{' …' if d > 8 else ''} and the "
-        f"neighbours' turn gives the book's scores (largest difference {lay['permuted_gap']:.1e}); without the "
+        f"neighbours' turn gives the book's scores (largest difference {scientific(lay['permuted_gap'])}); without the "
         f"reordering the scores differ by up to {lay['unpermuted_gap']:.4f}.")
     labels = settings.labels[:lay["book"].shape[0]]
     for name, key in (("scores, the book's halves", "book"), ("scores, neighbours, weights permuted", "permuted"),

@@ -27,7 +27,9 @@ def screen():
     window = blocks.window_control(T, scrubbed)
     head = blocks.head_control(num_heads, T)
     q, _ = ui.committed(T)
-    found, used, device_note = ui.stage_call(swa.window_part, settings, STAGE, num_heads=num_heads, window=window)
+    drawn = 0 if blocks.heads_fit(T, num_heads) else head  # every head kept, or the one drawn
+    found, used, device_note = ui.stage_call(swa.window_part, settings, STAGE, num_heads=num_heads, window=window,
+                                             head=drawn)
     record = swa.combine(found, ui.stage_call(swa.causal_part, settings, STAGE, num_heads=num_heads)[0])
     chunk = swa.default_chunk(T)
     if not ui.predict_first(STAGE, settings, record=record, window=window, chunk=chunk,
@@ -84,7 +86,7 @@ def sections(record: dict, num_heads: int, window: int) -> None:
     with ui.section("checks", "Agreement with PyTorch", icon=":material/check_circle:") as shown:
         if shown:
             blocks.checks(ui.stage_call(swa.window_part, settings, STAGE, num_heads=num_heads, window=window,
-                                        check=True)[0])
+                                        head=record["heads_kept"][0], check=True)[0])
     with ui.section("mistakes", "Common mistakes", icon=":material/error:") as shown:
         if shown:
             blocks.mistakes(settings, num_heads, window)

@@ -10,7 +10,6 @@ from attention_core.drawing import numbers
 from attention_core.drawing.text import md_escape
 from attention_core.lessons import cache_bytes
 from attention_core.lessons import sliding_window as swa
-from attention_core.lessons.head_counts import STACK_WEIGHTS
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, pitfall
 from ui.draw.code import source
@@ -18,6 +17,7 @@ from ui.draw.display import data_table, table, table_grid, table_height
 from ui.draw.heatmaps import show_matrix
 from ui.state.session import clamp, control, note, set_value, value
 from ui.state.settings import Settings
+from attention_core.drawing.numbers import scientific
 
 STAGE = "sliding-window"
 GENERATION_STEPS = 64  # tokens generated one at a time in the check (the cache's work; 1,024 would take seconds)
@@ -39,9 +39,9 @@ def window_control(num_tokens: int, scrubbed: bool) -> int:
 
 
 def heads_fit(num_tokens: int, num_heads: int) -> bool:
-    """Whether every head's map (and the causal one beside it) goes to the browser at once, so the view flips
-    through the heads: at GPT-2's 1,024 tokens twelve pairs of 1,024 × 1,024 maps cost ~1.5 s a W move to build."""
-    return num_heads * num_tokens * num_tokens <= STACK_WEIGHTS
+    """Whether the record keeps every head's map (swa.heads_kept), so the view flips through the heads in the
+    browser: at GPT-2's 1,024 tokens twelve pairs of 1,024 × 1,024 maps cost ~1.5 s a W move to build."""
+    return len(swa.heads_kept(num_tokens, num_heads, 0)) == num_heads
 
 
 def head_control(num_heads: int, num_tokens: int) -> int:
@@ -86,10 +86,10 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
                   "labels": [str(h) for h in range(1, num_heads + 1)], "initial": head}
         weights, causal, context = record["attn_weights"], record["causal_weights"], record["context_vec"]
         scores = record["masked_scores"]
-    else:  # one window, one head (head_control's): a W or head move builds one map and its causal one
-        frames = None
-        weights, causal = record["attn_weights"][head], record["causal_weights"][head]  # (T, T) each
-        context, scores = record["context_vec"], record["masked_scores"][head]  # context: (T, d_out), every head
+    else:  # one window, one head (head_control's, the one the record kept): a W or head move builds one map
+        frames, at = None, record["heads_kept"].index(head)
+        weights, causal = record["attn_weights"][at], record["causal_weights"][at]  # (T, T) each
+        context, scores = record["context_vec"], record["masked_scores"][at]  # context: (T, d_out), every head
     # order: the masked scores rank the bars, and their −inf (outside the window) leaves those keys out of the list:
     # a narrow band's map is mostly zeros, which the view would otherwise list as weights of 0.0000
     return dict(matrix=weights, settings=settings, kind="weights", title="attn_weights with a sliding window (one head)",
@@ -130,7 +130,7 @@ def sweep(settings: Settings, num_heads: int) -> None:
 def equals_causal(record: dict, settings: Settings) -> None:
     """W ≥ T against the causal layer, with the numbers."""
     num_tokens, gap = len(settings.tokens), record["full_vs_causal"]
-    st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", f"{gap:.1e}")
+    st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", f"{scientific(gap)}")
     said = "are equal" if gap <= swa.SAME else "differ"
     st.markdown(f"At W = T = {num_tokens:,} the two layers' context vectors {said} (largest difference "
                 f"{numbers.plain(gap)}). The query at position i and a key at position j give diff = i − j ≤ "
@@ -229,8 +229,9 @@ def tensors(record: dict, settings: Settings) -> None:
     labels = settings.labels
     with table_grid():
         table(record["mask_bool"].int(), "mask_bool = (diff < 0) | (diff >= W)", labels, labels)
-        table(record["masked_scores"], "attn_scores after masked_fill (head 1)", labels, labels)
-        table(record["attn_weights"], "attn_weights (head 1)", labels, labels)
+        first = record["heads_kept"][0] + 1  # head 1, or the one drawn where only it was kept
+        table(record["masked_scores"], f"attn_scores after masked_fill (head {first})", labels, labels)
+        table(record["attn_weights"], f"attn_weights (head {first})", labels, labels)
         table(record["context_vec"], "context_vec", labels)
         table(record["causal_context"], "causal context_vec (sliding_window_size=None)", labels)
 

@@ -34,11 +34,15 @@ def zero_mean_lesson(seed: int) -> None:
     """Section 5: the book's torch.rand weights at GPT-2 size saturate softmax even after dividing by √d."""
     st.header("5 · Why zero-mean vectors: the book's torch.rand weights at GPT-2 size")
     saturation = saturation_table(seed)  # a row per (inputs, weights) setup: torch.rand's first, nn.Linear's last
+    D = experiments.SATURATION_D
     st.markdown(
         f"√d_k undoes the growth of the scores' *variance* when queries and keys have mean 0. `SelfAttention_v1` draws "
         f"its weights with `torch.rand`, all in [0, 1), and random inputs drawn with `torch.rand` are all positive too. "
-        f"Then every query and key points roughly the same way: the scores get a large positive *mean* that grows like "
-        f"d, not √d, and keys whose vectors are a little longer beat the others by thousands. Below, "
+        f"Then every query and key points roughly the same way: each of a query's d entries sums d positive products "
+        f"(about d/4 each), so a score has a large positive *mean*, about d · (d/4)² = d³/16 "
+        f"({numbers.scientific(D ** 3 / 16, 2)} at d = {D:,}; measured below: "
+        f"{numbers.scientific(saturation.iloc[0]['score mean'], 2)}), where zero-mean vectors give a spread of about √d "
+        f"around 0; and keys whose vectors are a little longer beat the others by thousands. Below, "
         f"{experiments.SATURATION_TOKENS} random tokens of width d = {experiments.SATURATION_D} (GPT-2 small's), "
         "each setup measured scaled and unscaled, with no mask. This is why the book moves on to `SelfAttention_v2`, "
         "whose `nn.Linear` weights are zero-mean (uniform in ±1/√d_in), and why the app's screens use zero-mean "

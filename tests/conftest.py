@@ -140,3 +140,12 @@ def _fresh_caches():
     st.cache_resource.clear()
     byte_cache.clear_all()
     yield
+
+
+def plain_number(text: str) -> float:
+    """A number as the app writes it, back to a float: "6.0 × 10⁻⁸" (numbers.scientific) -> 6e-08, "0" -> 0."""
+    if "10" not in text or "×" not in text and not text.startswith("10"):
+        return float(text.replace(",", ""))
+    mantissa, _, power = text.rpartition("10")
+    exponent = int(power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+    return float(mantissa.strip(" ×") or 1) * 10.0 ** exponent

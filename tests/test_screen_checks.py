@@ -1,12 +1,12 @@
 """Every stage screen shows its agreement with PyTorch, and its common mistakes on request."""
 import pytest
 
-from conftest import open_screen, page_text
+from conftest import open_screen, page_text, plain_number
 from screens.registry import STAGES
 
 
 def agreement_metrics(at) -> dict:
-    return {m.label: float(m.value) for m in at.metric if " vs " in m.label or "exercise" in m.label}
+    return {m.label: plain_number(m.value) for m in at.metric if " vs " in m.label or "exercise" in m.label}
 
 
 @pytest.mark.parametrize("screen", [s.name for s in STAGES])

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from attention_core.lessons.bonus_bench import IMPLEMENTATIONS
-from conftest import ROOT, chart_frames, open_screen, page_text
+from conftest import ROOT, chart_frames, open_screen, page_text, plain_number
 from screens.registry import BY_NAME, SCREENS
 
 
@@ -68,14 +68,6 @@ def test_measure_here_runs_a_bounded_sweep():
     assert "Measured just now" in text and "At T = 128 the fastest forward + backward is" in text
     assert {int(t) for t in chart_frames(at)[0][1][0]["tokens"]} == {128}
 
-
-def plain_number(text: str) -> float:
-    """A number as numbers.scientific writes it back to a float: "6.0 × 10⁻⁸" -> 6e-08, "0" -> 0."""
-    if "10" not in text:
-        return float(text)
-    mantissa, _, power = text.rpartition("10")
-    exponent = int(power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
-    return float(mantissa.strip(" ×") or 1) * 10.0 ** exponent
 
 
 def test_the_backend_sentence_names_the_kernels_of_the_device_it_runs_on():

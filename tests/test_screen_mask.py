@@ -1,7 +1,7 @@
 """AppTest: the causal-mask screen shows the book's numbers, both variants, the pitfalls, and scales."""
 import time
 
-from conftest import open_screen, open_sections, page_text, view_row, views
+from conftest import open_screen, open_sections, page_text, plain_number, view_row, views
 
 
 def _frame(at, name):
@@ -31,7 +31,7 @@ def test_book_preset_shows_the_books_numbers():
 def test_both_variants_agree_and_the_difference_is_shown():
     at = open_screen("mask", sections="all")
     metric = next(m for m in at.metric if "variant 1" in m.label)
-    assert float(metric.value) < 1e-6
+    assert plain_number(metric.value) < 1e-6
     assert "≤ 10⁻⁵). Variant 1" in page_text(at)  # the same formatter and tolerance as every agreement check
 
 

@@ -13,7 +13,7 @@ import torch
 from attention_core.book.inputs import BOOK_INPUTS
 from attention_core.book.modules import (MultiHeadAttention, MultiHeadAttentionWrapper, SelfAttention_v1,
                                     SelfAttention_v2, count_parameters, wrapper_parameter_count)
-from attention_core.drawing.numbers import TOLERANCE
+from attention_core.drawing.numbers import TOLERANCE, scientific
 from attention_core.book.seeding import build_seeded
 from attention_core.book.stages import max_abs_diff
 
@@ -77,7 +77,7 @@ def check_3_1(choice, x: torch.Tensor = BOOK_INPUTS, d_out: int = 2, seed: int =
                                  f"computes x @ W with W of shape (d_in, d_out) = ({d_in}, {d_out}).",
                           {"error": error})
     if diff <= TOLERANCE:  # the same threshold as every agreement check
-        return Result(True, f"Right: the outputs agree to {diff:.1e}. nn.Linear computes x @ W.T, so v1 needs the "
+        return Result(True, f"Right: the outputs agree to {scientific(diff)}. nn.Linear computes x @ W.T, so v1 needs the "
                             "transposed weight.", {"diff": diff})
     why = ("W_value was not copied, so the values still differ" if choice == "qk only" else
            "without the transpose v1 multiplies by the wrong matrix (the shapes only match because d_in = d_out)")

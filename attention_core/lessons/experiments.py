@@ -198,8 +198,9 @@ def saturation(tokens: int = SATURATION_TOKENS, d: int = SATURATION_D, seed: int
     measures softmax(ω / √d) and softmax(ω) with `sharpness`. "score mean" is the mean of all ω;
     "spread in a row" the median over queries of the standard deviation of ω / √d across one query's
     keys: softmax ignores a row's mean but not its spread. All-positive vectors give every score
-    the same sign and a mean that grows like d (not √d), and the keys' sizes differ in proportion:
-    a spread in the thousands after scaling, so every row is one-hot. Zero-mean inputs and
+    the same sign and a mean of about d · (d/4)² = d³/16 (torch.rand's inputs and weights: each projected entry is
+    about d/4), and the keys' sizes differ in proportion: a spread in the thousands after scaling, so nearly every
+    row is one-hot. Zero-mean inputs and
     weights keep the scaled spread near 1/3.
     """
     _check(1, min(tokens, MAX_TOKENS), min(d, MAX_D_K))

@@ -17,6 +17,7 @@ from attention_core.book.seeding import build_seeded
 from attention_core.book.variants.gpt_with_kv_cache import MultiHeadAttention
 from attention_core.lessons import cache_bytes
 from attention_core.lessons.questions import SAME, Question
+from attention_core.drawing.numbers import scientific
 
 MAX_RUN = 64  # tokens stepped through: every call is a frame of the view, and each uncached call reruns the prefix
 SPEED_PROMPT, SPEED_NEW = 4, 64  # the speed test: a short prompt, then 64 new tokens (the book's README: 200)
@@ -148,7 +149,7 @@ def largest_difference(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def difference_text(value: float) -> str:
     """A largest |difference| as the screen says it: exactly 0 is "0 (bit for bit)", else 1 significant digit+."""
-    return "0 (bit for bit)" if value == 0 else f"{value:.1e}"
+    return "0 (bit for bit)" if value == 0 else f"{scientific(value)}"
 
 
 # --- memory ---------------------------------------------------------------------------------------------------
@@ -262,7 +263,7 @@ def kv_cache_questions(record: dict, step: int, tokens: list[str]) -> list[Quest
         _qid("differs", record["calls"], step, f"{gap:.3e}"),
         f"Does step {step}'s output (the context vector of its newest token) differ, to 4 decimals, between the "
         "cached call and an uncached forward over every token so far?", "yesno", differs,
-        f"The largest difference is {gap:.1e}: {'yes' if differs else 'no'}. The cached keys and values are the "
+        f"The largest difference is {scientific(gap)}: {'yes' if differs else 'no'}. The cached keys and values are the "
         "ones an uncached call recomputes, and the new query's mask row is the same row of the causal mask.")
     heads, head_dim, n = record["num_heads"], record["d_out"] // record["num_heads"], record["run"]
     total = cache_bytes.kv_cache_bytes(tokens=n, layers=1, kv_heads=heads, head_dim=head_dim, bytes_per_elem=4)

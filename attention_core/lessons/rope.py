@@ -13,6 +13,7 @@ from attention_core.book.device import run_with_fallback
 from attention_core.book.modules import MultiHeadAttention
 from attention_core.book.seeding import build_seeded
 from attention_core.book.variants.llama3_rope import apply_rope, compute_rope_params
+from attention_core.drawing.numbers import scientific
 
 MIN_HEAD_DIM = 4  # pairs need an even head_dim; the two layouts differ only from two pairs up
 OFFSETS = (0, 1, 10, 100, 1000)  # where the sentence starts: the position control's values
@@ -216,7 +217,7 @@ def offsets_sentence(shifted: torch.Tensor, offsets) -> str:
     gap = float((shifted - shifted[0]).abs().max())
     where = ", ".join(f"{o:,}" for o in offsets)
     return (f"The sentence starting at position {where}: the same map each time (largest difference from the start at "
-            f"{offsets[0]:,}: {gap:.1e}, float32 rounding of the angles)." if gap <= SAME else
+            f"{offsets[0]:,}: {scientific(gap)}, float32 rounding of the angles)." if gap <= SAME else
             f"The maps differ by up to {gap:.4f} across the start positions {where}.")
 
 
@@ -233,7 +234,7 @@ def shift_sentence(rows: list[dict]) -> str:
     moved = [r for r in one if not equal(r["score"], base)]
     gap = max(abs(r["score"] - base) for r in both)
     first = (f"Moving both by {', '.join(r['move'][7:] for r in both)} leaves the score at {base:.4f} (largest "
-             f"difference {gap:.1e}, float32 rounding of the angles)." if len(kept) == len(both) else
+             f"difference {scientific(gap)}, float32 rounding of the angles)." if len(kept) == len(both) else
              f"Moving both changes the score by up to {gap:.4f}: " + ", ".join(f"{r['score']:.4f}" for r in both) + ".")
     second = (" Moving only one of them changes it: " + ", ".join(f"{r['move']} {r['score']:.4f}" for r in one) + "."
               if moved else " Moving only one of them by 1 leaves it too (these vectors are symmetric under the turn).")
@@ -260,7 +261,7 @@ def layer_changes(chapter_scores, rope_scores, chapter_weights, rope_weights) ->
 def changes_sentence(c: dict) -> str:
     if c["below"] == 0:
         return "With one token there is nothing to turn against: the map is the chapter's (one weight, 1)."
-    return (f"On the diagonal the scores are the chapter's (largest difference {c['diagonal_gap']:.1e}): a token meets "
+    return (f"On the diagonal the scores are the chapter's (largest difference {scientific(c['diagonal_gap'])}): a token meets "
             f"itself at distance 0. {c['below_changed']:,} of the {c['below']:,} cells below it changed score (up to "
             f"{c['largest_score_change']:.4f}) and the weights moved by up to {c['largest_weight_change']:.4f}; the first "
             f"row stays 1 and the future stays 0.")

@@ -15,7 +15,9 @@ from attention_core.book.seeding import build_seeded
 from attention_core.book.stages import max_abs_diff, merge_heads
 from attention_core.book.variants.gpt_with_kv_swa import MultiHeadAttentionWithSWA
 from attention_core.lessons import cache_bytes
+from attention_core.lessons.head_counts import STACK_WEIGHTS
 from attention_core.lessons.questions import SAME, Question, _identity, _tok
+from attention_core.drawing.numbers import scientific
 
 # Every window W = 1 … T goes to the browser (one map per window and head, and the causal map beside each) while the
 # stack's stored cells cost at most this many bytes: a band map is causal, so the view sends its lower triangle, a
@@ -52,19 +54,31 @@ def _cpu(record: dict) -> dict:
     return {k: v.detach().cpu() if isinstance(v, torch.Tensor) else v for k, v in record.items()}
 
 
+def heads_kept(num_tokens: int, num_heads: int, head: int) -> list[int]:
+    """The heads whose maps a record keeps: every head while they fit STACK_WEIGHTS cells, else the one drawn (at
+    GPT-2 small's sizes, twelve heads' weights, scores and causal weights are 150 MB a W: two W would not share the
+    cache, so every move back would compute again)."""
+    return list(range(num_heads)) if num_heads * num_tokens * num_tokens <= STACK_WEIGHTS else [head]
+
+
 def window_part(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_heads: int, window: int,
-                check: bool = False):
-    """What changes with W: the layer at window W on x (T, d_in), uncached; check: also PyTorch's own attention
-    with the band as its mask ("vs_sdpa", the checks section's, so a W move does not pay for it). Returns (record,
-    device_used, note); maps (h, T, T), the context vectors (T, d_out)."""
+                head: int = 0, check: bool = False):
+    """What changes with W: the layer at window W on x (T, d_in), uncached, and the causal map of the same scores;
+    the maps of heads_kept(T, h, head) only ("heads_kept" says which). check: also PyTorch's own attention with the
+    band as its mask ("vs_sdpa", the checks section's, so a W move does not pay for it). Returns (record,
+    device_used, note); maps (kept, T, T), the context vectors (T, d_out)."""
     num_tokens, d_in = x.shape
     mha = build(d_in, d_out, num_heads, seed, window)
+    kept = heads_kept(num_tokens, num_heads, head)
 
     def compute(dev):
         with torch.no_grad():
             at = mha.to(dev).trace(x.to(dev)[None])
-            found = {"attn_weights": at["attn_weights"][0], "masked_scores": at["masked_scores"][0],
-                     "mask_bool": at["mask_bool"], "context_vec": at["context_vec"][0],
+            raw = at["attn_scores"][0, kept]  # (kept, T, T) before any mask
+            causal = band_mask(num_tokens, num_tokens + 1).to(dev)  # W > T: the causal mask alone
+            found = {"attn_weights": at["attn_weights"][0, kept], "masked_scores": at["masked_scores"][0, kept],
+                     "causal_weights": torch.softmax(raw.masked_fill(causal, -torch.inf) / mha.head_dim**0.5, dim=-1),
+                     "heads_kept": kept, "mask_bool": at["mask_bool"], "context_vec": at["context_vec"][0],
                      "visible": (~at["mask_bool"]).sum(dim=-1)}  # (T,): keys each query sees
             if check:  # True in attn_mask = may attend, through the same out_proj
                 sdpa = mha.out_proj(merge_heads(F.scaled_dot_product_attention(
@@ -76,7 +90,8 @@ def window_part(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_head
 
 def causal_part(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_heads: int):
     """What W is compared with, the same for every W (a W move reuses it): the class without a window
-    (sliding_window_size=None), the causal layer, and at W = T, which must equal it. Returns (record, device, note)."""
+    (sliding_window_size=None), the causal layer's context vectors, and at W = T, which must equal them (the causal
+    maps come with window_part, from its own scores). Returns (record, device, note)."""
     num_tokens, d_in = x.shape
     mha = build(d_in, d_out, num_heads, seed, None)
 
@@ -87,8 +102,8 @@ def causal_part(x: torch.Tensor, *, d_out: int, seed: int, device: str, num_head
             full = torch.softmax(at["attn_scores"].masked_fill(band, -torch.inf) / mha.head_dim**0.5, dim=-1)
             full_context = mha.out_proj(merge_heads(full @ at["values"]))[0]  # (T, d_out)
             causal = at["context_vec"][0]  # (T, d_out)
-        return _cpu({"causal_mask": band_mask(num_tokens, num_tokens + 1), "causal_weights": at["attn_weights"][0],
-                     "causal_context": causal, "full_vs_causal": max_abs_diff(full_context, causal)})
+        return _cpu({"causal_mask": band_mask(num_tokens, num_tokens + 1), "causal_context": causal,
+                     "full_vs_causal": max_abs_diff(full_context, causal)})
     return run_with_fallback(compute, device)
 
 
@@ -384,8 +399,8 @@ def prefill_sentence(record: dict) -> str:
 
 def fixed_prefill_sentence(record: dict) -> str:
     right = record["right_vs_uncached"]
-    return (f"The book's cached prefill gives the uncached layer's vectors (largest difference {right:.1e})."
-            if right <= 1e-5 else f"The book's cached prefill differs from the uncached layer by {right:.1e}.")
+    return (f"The book's cached prefill gives the uncached layer's vectors (largest difference {scientific(right)})."
+            if right <= 1e-5 else f"The book's cached prefill differs from the uncached layer by {scientific(right)}.")
 
 
 def before_fix_sentence(record: dict) -> str:

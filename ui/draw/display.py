@@ -143,6 +143,10 @@ def data_table(data, *, where=None, hide_index: bool | None = None, width="conte
     static st.table, whose cells take the app's big font (a data grid's canvas stays at 14 px on a projector)."""
     where = where or st
     if this_run().presenter:
+        whole = [c for c in data.columns if pd.api.types.is_integer_dtype(data[c])] if isinstance(
+            data, pd.DataFrame) else []
+        if whole:  # a static table writes 4724736: thousands separators, as the data grid draws them
+            data = data.style.format("{:,}", subset=whole)
         where.table(data, hide_index=hide_index, width="content" if width == "content" else "stretch")
     else:
         where.dataframe(data, hide_index=hide_index, width=width, height=height, column_config=column_config)

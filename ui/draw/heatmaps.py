@@ -59,7 +59,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     flipped = kind == "mask" and mask_dark == 0  # the picture only: its table keeps the mask's own values
     png, blocks, (low, high) = cached_image(("image", key, kind, scale, flipped),
                                             lambda: overview_png(1 - values if flipped else values, kind, scale))
-    draw_image(png, title, f"{title}: {values.shape[0]} × {values.shape[1]} drawn as an image ({blocks})"
+    draw_image(png, title, f"{title}: {values.shape[0]:,} × {values.shape[1]:,} drawn as an image ({blocks})"
                + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
     if legend:
         words = _legend(scale, low, high, mask_labels, mask_dark)

@@ -18,6 +18,7 @@ from ui.state.settings import Settings
 from ui.state.session import sync_url
 from ui.teach import room_quiz
 from attention_core.drawing.text import md_escape
+from attention_core.drawing.numbers import scientific
 
 SAY = {True: st.success, False: st.warning, None: st.info}  # a wrong answer is a warning, never an error box
 
@@ -156,7 +157,7 @@ def _exercise_3_1(settings: Settings) -> None:
                 "sa_v1.W_key = torch.nn.Parameter(sa_v2.W_key.weight.T)\n"
                 "sa_v1.W_value = torch.nn.Parameter(sa_v2.W_value.weight.T)", language="python", wrap_lines=True)
         st.markdown(f"`nn.Linear` stores its weight as (d_out, d_in) and computes `x @ W.T`. With the transpose, "
-                    f"v1 and v2 agree here to **{exercise_3_1(settings):.1e}**.")
+                    f"v1 and v2 agree here to **{scientific(exercise_3_1(settings))}**.")
 
 
 def _copy_label(choice: str) -> str:

@@ -299,7 +299,8 @@ function drawBars(v, src, set) {
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j) ?? 0)));
   const by = src.meta.ranked && v.meta.rank?.name; // a ranked view names what it ranks by: the softmax's 0.0000s too
   set.title.textContent = `${src.title}, query ${label(v, i)}: ${listed.length >= visible ? `all ${visible} keys`
-    : (by ? `the ${listed.length} of ${visible} keys with the largest ${by}` : `the ${listed.length} largest of ${visible} keys`)
+    : (by ? `the ${listed.length} of ${visible.toLocaleString("en-US")} keys with the largest ${by}`
+       : `the ${listed.length} largest of ${visible.toLocaleString("en-US")} keys`)
       + `, largest first${apart === null ? "" : "; then the selected key"}`}`;
   set.pool.forEach((bar, slot) => {
     const j = keys[slot];
