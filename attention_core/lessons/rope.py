@@ -8,6 +8,7 @@ class with the two apply_rope lines of the book's Llama attention (pkg/llms_from
 under the chapter's seed, so the only change from chapter 3's layer is the rotation.
 """
 import torch
+import torch.nn.functional as F
 
 from attention_core.book.device import run_with_fallback
 from attention_core.book.modules import MultiHeadAttention
@@ -140,8 +141,11 @@ def rope_trace(x, *, d_out, seed, device, num_heads, head=0, offset=0, offsets=(
             # view and transpose give that head (the two layers share their weights under one seed), so the head's
             # maps come without the other heads' (at GPT-2 small, twelve 1,024 x 1,024 maps a layer, ~1.5 s a move).
             cols = slice(head * head_dim, (head + 1) * head_dim)
-            q_raw = rope.to(dev).W_query(batch)[0, :, cols]  # (T, head_dim)
-            k_raw = rope.W_key(batch)[0, :, cols]
+            rope.to(dev)
+
+            def project(linear):  # the head's rows of the weights only: 64 of GPT-2 small's 768 outputs
+                return F.linear(batch, linear.weight[cols], None if linear.bias is None else linear.bias[cols])[0]
+            q_raw, k_raw = project(rope.W_query), project(rope.W_key)  # (T, head_dim) each
             chapter_scores = q_raw @ k_raw.T  # (T, T): the chapter's layer, no rotation
             turn = lambda t, o: apply_rope(t.reshape(1, 1, num_tokens, -1), c[o:], s[o:])[0, 0]  # noqa: E731
             queries, keys = turn(q_raw, offset), turn(k_raw, offset)  # (T, head_dim) each
