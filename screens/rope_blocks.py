@@ -45,7 +45,7 @@ def nice_reach(value: float) -> float:
     return next(step * power for step in (1, 1.5, 2, 3, 5, 7, 10) if step * power >= value)
 
 
-def dials_chart(labels: tuple, reach: float) -> alt.FacetChart:
+def dials_chart(labels: tuple, reach: float, scale: float = 1.0) -> alt.FacetChart:
     """The dials without their data (`dials` passes the points): one panel per pair, q and k before and after."""
     axis = alt.Scale(domain=[-reach, reach])
     base = alt.Chart(alt.Data(name="dials")).encode(
@@ -55,8 +55,10 @@ def dials_chart(labels: tuple, reach: float) -> alt.FacetChart:
         opacity=alt.Opacity("state:N", scale=alt.Scale(domain=["before", "turned"], range=[0.3, 1.0]), title="state"),
         detail="state:N", order="end:Q")
     arrows = base.mark_line(strokeWidth=3) + base.transform_filter("datum.end == 1").mark_point(filled=True, size=60)
-    return arrows.properties(width=220, height=220).facet(facet=alt.Facet("pair:N", title=None, sort=list(labels)),
-                                                          columns=min(4, len(labels))).properties(
+    header = alt.Header(labelFontSize=round(12 * scale))  # each dial's title, at presenter size on a projector
+    return arrows.properties(width=220, height=220).facet(
+        facet=alt.Facet("pair:N", title=None, sort=list(labels), header=header),
+        columns=min(4, len(labels))).properties(
         title="RoPE dials", description="query and key pairs before and after the turn")
 
 
@@ -79,7 +81,7 @@ def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int
     # Built once per set of pairs and half-width (Altair takes ~50 ms to build a faceted layer): a move of the
     # head or a position sends only new points to the same Vega view.
     spec = cached_spec(("rope dials", labels, reach, scale),
-                       lambda: {key: part for key, part in charts.finished(dials_chart(labels, reach), scale).items()
+                       lambda: {key: part for key, part in charts.finished(dials_chart(labels, reach, scale), scale).items()
                                 if key != "data"})
     tokens = settings.tokens
     st.markdown(f"q of “{md_escape(tokens[q])}” (token {q + 1}) placed at position **m = {m:,}**, k of "

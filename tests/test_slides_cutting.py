@@ -193,3 +193,12 @@ def test_a_tall_unit_never_leaves_a_one_line_tail_when_the_rows_allow_two_even_s
     heights = [s.stop - s.start for s in slides]
     assert min(heights) >= cutting.NEAR_EMPTY * SLIDE, heights
     assert slides[0].stop in rows and all(s.readable() for s in slides)
+
+
+def test_a_control_right_above_a_picture_stays_with_it():
+    # /implementations: "Show the code of" (a select box) was left alone on a slide, its code on the next.
+    layout = {"height": 2200, "blocks": [block(0, 900), block(916, 990, fonts={16.0: 30}),
+                                         block(1006, 1900, fonts=SMALL)]}
+    spans = cuts(layout, SLIDE)
+    assert on_one_slide(spans, 916, 1900), spans
+    assert len(groups(layout)) == 2

@@ -2,7 +2,8 @@
 
 The rules, in the order they apply:
 - A heading, and the intro text after it, stay with the block they introduce (a picture, a chart, a
-  table): a slide never ends on them, nor on the paragraph right above a picture. A line ending with
+  table): a slide never ends on them, nor on the paragraph or the control (a block under CONTROL_PX tall, such
+  as a select box) right above a picture. A line ending with
   ':' introduces what follows too; a caption, a folded expander or a colour bar stays with the block
   above. The blocks glued this way make a *unit*.
 - A slide holds as many whole units as fit, and prefers to end before a heading when that leaves it
@@ -23,6 +24,7 @@ GAP = 8  # a cut lies this far above the next block's top: in the gap between tw
 MIN_TEXT_PX = 16  # the smallest text a scaled slide may show, in pixels of a 1920 x 1080 slide
 MERGE_SCALE = 0.8  # a merge of a near-empty slide never scales the two below this, text or not
 NEAR_EMPTY = 0.5  # a slide whose content fills less than half of it is merged where it fits
+CONTROL_PX = 110  # a block this short above a picture is its control (a select box, a badge): it leads the picture
 BODY_SHARE = 0.02  # a block's "small text" is the size below which only this share of its characters lie (a lone
 # subscript; a code block or a caption beside long prose is more, and is read: it sets how far a slide may shrink)
 
@@ -111,7 +113,8 @@ def groups(layout: dict) -> list[Unit]:
             found.append(Unit(block["top"], block["bottom"], block["opens"], list(block["texts"]), list(block["cuts"])))
             # A heading leads what follows; so does a paragraph right above a picture (its intro).
             lead = (block["kind"] == "heading" or block["colon"] or (
-                block["kind"] == "text" and k + 1 < len(blocks) and blocks[k + 1]["kind"] == "other"))
+                block["kind"] in ("text", "other") and k + 1 < len(blocks) and blocks[k + 1]["kind"] == "other"
+                and (block["kind"] == "text" or block["bottom"] - block["top"] <= CONTROL_PX)))
             headings_only = block["kind"] == "heading"
         previous, before = block, previous
     return found
