@@ -230,7 +230,7 @@ def test_the_screen_opens_on_its_lesson_with_at_most_30_elements(params):
     assert [e.label for e in at.expander] == [
         "Every head side by side", "Cutting d_out into heads", "Wrapper vs weight split", "The tensors",
         "out_proj: mixing the heads", "Parameter counts", "The PyTorch code of this step", "Why it works",
-        "Agreement with PyTorch", "Readers' questions", "Common mistakes", "Exercises 3.2 and 3.3"]
+        "Agreement with PyTorch", "Exercises 3.2 and 3.3", "Readers' questions", "Common mistakes"]
 
 
 @pytest.mark.parametrize("params", [{}, {"preset": "gpt2-small"}], ids=["book", "gpt2-small"])
