@@ -12,9 +12,10 @@ TAP_PX = 44  # WCAG 2.5.5's target size: each answer a student taps in class mod
 
 # Streamlit sizes its text in rem, so one root size enlarges all of it, except st.dataframe's canvas and st.table's
 # cells (14 px whatever the root size): presenter mode draws a tensor as an st.table (ui.table), sized here.
-# Inline code is 0.75 em of its text: 14.4 px in a caption or an expander's title, too small for a room; 18 px keeps it
+# Inline code (not a code block: code inside a pre keeps its size) is 0.75 em of its text: 14.4 px in a caption, a
+# radio option or an expander's title, too small for a room; 18 px keeps it
 # at 16 px or more on a slide scaled to 0.9.
-PRESENTER = ('html { font-size: 22px; } :not(pre) > code { font-size: max(0.8em, 18px) !important; } '
+PRESENTER = ('html { font-size: 22px; } code:not(pre code) { font-size: max(0.8em, 18px) !important; } '
              '[data-testid="stTable"] :is(th, td) { font-size: 0.8rem; }')
 
 ALWAYS = f"""
