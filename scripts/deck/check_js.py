@@ -86,7 +86,7 @@ MEASURE = """(skip) => {
     let limit = c.right;
     if (column.getAttribute('data-testid') === 'stColumn') {
       const next = column.nextElementSibling, box = column.parentElement.closest(
-        '[data-testid="stExpanderDetails"], [data-testid="stMainBlockContainer"]');
+        '[data-testid="stExpander"], [data-testid="stMainBlockContainer"]');  // its drawn border
       limit = next ? next.getBoundingClientRect().left : box ? box.getBoundingClientRect().right : c.right;
     }
     if (r.height < 8 || r.right <= limit + 2) continue;
