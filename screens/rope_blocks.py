@@ -66,10 +66,10 @@ def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int
     """One dial per pair: q's pair (blue) turned by m · θ_i and k's (red) by n · θ_i, each from its faint start."""
     rows = rope.dial_rows(q_vec, k_vec, m, n, record["cos"], record["sin"], record["inv_freq"])
     half = len(rows) // 2
-    labels = tuple(dict.fromkeys(f"{row['pair']} · θ = {row['theta']:.4g}" for row in rows))[:8]  # GPT-2: 32 pairs
+    named = [(f"{row['pair']} · θ = {row['theta']:.4g}", row) for row in rows]  # a dial's title, once a row
+    labels = tuple(dict.fromkeys(label for label, _ in named))[:8]  # GPT-2 small's head has 32 pairs
     points = []
-    for row in rows:
-        label = f"{row['pair']} · θ = {row['theta']:.4g}"
+    for label, row in named:
         if label not in labels:
             continue
         for state, (x, y) in (("before", (row["x0"], row["y0"])), ("turned", (row["x"], row["y"]))):

@@ -117,9 +117,6 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     rows = (row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]]
     cols = (col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]]
     finite = bool(torch.isfinite(cut).all())  # nan and ±inf as text: a number column would show nan as "None"
-    frame = arrow_table((fingerprint(cut), labels_key(map(str, rows)), labels_key(map(str, cols)), finite),
-                         lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols) if finite
-                         else pd.DataFrame([[fixed(float(v)) for v in r] for r in cut], index=rows, columns=cols))
     first = " (first item of the batch/head)" if len(shape) > 2 else ""
     part = window_note(tuple(cut.shape), tuple(t.shape))
     more = f"; showing its {part}" if part else ""
@@ -131,6 +128,9 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
                                  columns=cols)
             st.table(plain, width="content")
             return
+        frame = arrow_table((fingerprint(cut), labels_key(map(str, rows)), labels_key(map(str, cols)), finite),
+                            lambda: pd.DataFrame(cut.numpy(), index=rows, columns=cols) if finite
+                            else pd.DataFrame([[fixed(float(v)) for v in r] for r in cut], index=rows, columns=cols))
         # column_config formats in the browser (a pandas Styler would render in Python on every run).
         st.dataframe(frame, width="content", height=table_height(len(rows)), column_config=None if not finite
                      else {str(c): st.column_config.NumberColumn(format="%d" if mask else "%.4f") for c in cols})
