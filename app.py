@@ -1,50 +1,29 @@
 """Attention, step by step: chapter 3 of *Build a Large Language Model (From Scratch)*, live.
 
-Run with `streamlit run app.py`. This file only wires things together: page setup, the list of
-screens, the shared sidebar, and the URL; each screen lives in screens/, all math in attention_core.
+Run with `streamlit run app.py`. This file is the server: Streamlit finds `app` below and serves main.py (the page:
+screens, sidebar, URL) to every visitor, as it would serve main.py alone. What it adds is the start: the lifespan
+runs when the server starts, before any visitor, and begins the warm-up (ui/server/warmup.py), so the first student
+at ?preset=gpt2-small finds GPT-2 small's screens computed. A plain script cannot: Streamlit runs no app code before
+the first visit, and that visitor waited for a cold 1,024-token screen (about 5 s on 2 cores).
 """
-from pathlib import Path
+import threading
+from contextlib import asynccontextmanager
 
 import streamlit as st
 
-import ui
-from ui.server import run_gate
-from ui.server import allocator
-from ui.state import sections
-from ui.server import warmup
-from ui.teach import room
-from screens import registry
 
-FAVICON = Path(__file__).resolve().parent / "ui" / "draw" / "favicon.png"
+@asynccontextmanager
+async def warm_up_at_start(_app):
+    # In a thread: importing the app (torch, pandas, Altair) takes seconds, and the server answers meanwhile.
+    threading.Thread(target=_start_warmup, name="attention-warmup-start", daemon=True).start()
+    yield
 
-allocator.limit_arenas()  # before the sessions' threads allocate: see ui/server/allocator.py
-# The icon is a file shipped with the app (a causal attention map): a Material icon as favicon is fetched from a font
-# server by the browser, which fails offline and is a network call the app promises not to make.
-st.set_page_config(page_title="Attention, step by step", page_icon=str(FAVICON), layout="wide")
-warmup.start_once()  # once per process: both presets' stage screens, computed for every session (ui/server/warmup.py)
 
-# The screens live in screens/, not pages/: Streamlit still treats a pages/ folder as its older
-# multipage mode until app.py has run once, so a shared link opened first on a fresh server
-# showed a "Page not found" dialog or ran the screen without app.py. The list is screens/registry.py.
-page = st.navigation({
-    section: [st.Page(s.file, title=s.title, url_path=s.url_path or None, icon=s.icon, default=not s.url_path)
-              for s in screens]
-    for section, screens in registry.sections().items()
-})
-with run_gate.one_script_run():  # one script run at a time in this process: a class waits in line (ui/run_gate.py)
-    ui.new_run()
-    room.take_teacher_token()  # before anything writes the URL: the teacher's token leaves the address bar
-    st.session_state["page_path"] = page.url_path  # the room's join link is the app's address without it
-    st.session_state["settings"] = ui.sidebar()
-    url_note = st.empty()  # filled after the screen ran: it alone knows its sections
-    screen = registry.BY_NAME[page.url_path or "home"]
-    in_class = st.session_state["settings"].quiz or st.session_state["settings"].room is not None
-    sections.enter(screen.name, asks_first=in_class and screen.questions is not None)  # held until the reveal
-    # the teacher's screen and settings for the room's students (before the page: a page that asks first stops)
-    room.share_view(st.session_state["settings"].room, page.url_path or "home")
-    page.run()
-    ui.sync_url()
-    if message := sections.unknown_note():
-        with url_note:
-            ui.note(message)
-        ui.sync_url()
+def _start_warmup() -> None:
+    from screens import registry  # the app's own modules load here, not in the server's event loop
+    from ui.server import allocator, warmup
+    allocator.limit_arenas()  # before the visitors' threads allocate (ui/server/allocator.py)
+    warmup.start_once([s.url_path for s in registry.STAGES])
+
+
+app = st.App("main.py", lifespan=warm_up_at_start)

@@ -20,7 +20,7 @@ d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 @ui.fragment
 def screen():
     """The lesson and its sections: a commit from the view reruns only this part, not the sidebar."""
-    num_heads = ui.heads_picker(d_out)
+    num_heads = ui.heads_picker(d_out, T)
     options, in_browser = gqa.kv_options(num_heads), gqa.stack_fits(num_heads, T)
     kv = ui.clamp("kv_groups", options=options, fallback_note=f"num_kv_groups {{old}} does not divide num_heads = "
                   f"{num_heads}; showing {{new}} instead.")

@@ -29,7 +29,7 @@ def screen():
     run = lesson.run_length(num_tokens)
     columns = st.columns(3)
     with columns[0]:
-        num_heads = ui.heads_picker(settings.d_out)
+        num_heads = ui.heads_picker(settings.d_out, num_tokens)
     with columns[1]:
         ui.clamp("kv_prompt", low=1, high=run, fallback_note=f"A prompt of {{old}} tokens is longer than the {run} "
                                                              "tokens generated here; using {new}.")

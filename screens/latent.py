@@ -20,7 +20,7 @@ d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 @ui.fragment
 def screen():
     """The lesson and its sections: a commit from the view reruns only this part, not the sidebar."""
-    num_heads, groups = blocks.heads_and_groups(d_out)
+    num_heads, groups = blocks.heads_and_groups(d_out, T)
     latent_dim = blocks.latent_picker(d_out)
     head = ui.clamp("head", low=1, high=num_heads, fallback_note=f"Head {{old}} does not exist ({num_heads} heads); "
                     "showing head {new}.") - 1

@@ -31,9 +31,9 @@ def latent_picker(d_out: int) -> int:
     return picked or auto
 
 
-def heads_and_groups(d_out: int) -> tuple[int, int]:
+def heads_and_groups(d_out: int, num_tokens: int) -> tuple[int, int]:
     """num_heads (the shared heads picker) and the grouped-query setting compared with: /gqa's num_kv_groups."""
-    num_heads = heads_picker(d_out)
+    num_heads = heads_picker(d_out, num_tokens)
     groups = clamp("kv_groups", options=[g for g in range(1, num_heads + 1) if num_heads % g == 0])
     return num_heads, groups
 

@@ -25,7 +25,7 @@ def screen():
     T = len(settings.tokens)
     columns = st.columns(4)
     with columns[0]:
-        num_heads = ui.heads_picker(settings.d_out)
+        num_heads = ui.heads_picker(settings.d_out, T)
     d_out, head_dim, size_note = rope.rope_sizes(settings.d_out, num_heads)
     ui.clamp("head", low=1, high=num_heads, fallback_note=f"Head {{old}} does not exist ({num_heads} heads); "
              "showing head {new}.")

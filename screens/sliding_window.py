@@ -22,7 +22,7 @@ st.markdown(
 @ui.fragment
 def screen():
     """The lesson and its sections: a commit from the view reruns only this part, not the sidebar."""
-    num_heads = ui.heads_picker(d_out)
+    num_heads = ui.heads_picker(d_out, T)
     scrubbed = swa.stack_fits(T, num_heads)  # every W's maps travel at once: W moves in the browser
     window = blocks.window_control(T, scrubbed)
     head = blocks.head_control(num_heads, T)

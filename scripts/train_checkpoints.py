@@ -76,7 +76,7 @@ def screen_speed(repeats: int = 3) -> None:
     """The /trained screen's script time in AppTest (no browser): opening it cold, then scrubbing a step."""
     from streamlit.testing.v1 import AppTest
     import streamlit as st
-    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    app = str(Path(__file__).resolve().parents[1] / "main.py")
     at = AppTest.from_file(app, default_timeout=300)
     at.run()  # imports torch and the app: not part of opening the screen
     st.cache_data.clear()

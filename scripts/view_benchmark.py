@@ -142,7 +142,7 @@ def screen_views(screen: str, preset: str) -> list[dict]:
     view_data.view_payload = timed  # ui/draw/view_route.py calls it through the module
     try:
         byte_cache.clear_all()  # every map is built here, so its build time is measured
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at = AppTest.from_file(str(ROOT / "main.py"), default_timeout=300)
         at.query_params["preset"] = preset
         at.run()
         at.switch_page(BY_NAME[screen].file).run()

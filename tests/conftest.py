@@ -1,4 +1,4 @@
-"""Shared fixtures: AppTest on the real app.py, with Streamlit's process-wide caches cleared."""
+"""Shared fixtures: AppTest on the real page script, main.py, with Streamlit's process-wide caches cleared."""
 import json
 import os
 import re
@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
+APP = str(ROOT / "main.py")  # the page; app.py is the server around it
 sys.path.insert(0, str(ROOT))  # `screens.registry` and `attention_core`, however pytest is started
 # The servers the tests start skip the warm-up (ui/server/warmup.py: ten screens computed after the first visit), so it
 # cannot compete with what a test measures; tests/test_warmup.py runs it on purpose.

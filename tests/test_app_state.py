@@ -27,16 +27,16 @@ def test_the_registry_lists_the_chapters_stages_in_order_and_every_screen_file_e
 def test_the_navigation_is_built_from_the_registry():
     from screens.registry import SCREENS
     at = open_screen()
-    # switch_page only accepts a page that app.py's st.navigation registered.
+    # switch_page only accepts a page that main.py's st.navigation registered.
     for screen in SCREENS:
         at.switch_page(screen.file).run()
         assert not at.exception, (screen.file, [e.value for e in at.exception])
 
 
 def test_there_is_no_pages_folder():
-    # A pages/ folder beside app.py switches Streamlit to its older multipage mode until app.py has
+    # A pages/ folder beside main.py switches Streamlit to its older multipage mode until main.py has
     # run once: a shared link opened first on a fresh server showed "Page not found" or ran the
-    # screen without app.py's sidebar. The screens live in screens/ instead.
+    # screen without main.py's sidebar. The screens live in screens/ instead.
     from screens.registry import SCREENS
     assert not (ROOT / "pages").exists()
     files = {p.name for p in (ROOT / "screens").glob("*.py") if p.stem not in ("registry", "__init__")}
@@ -55,7 +55,7 @@ def test_gpt2_small_preset_sets_exercise_3_3_sizes():
 
 def test_changing_a_shared_control_leaves_the_preset():
     # The URL itself is checked in the browser tests: AppTest reruns only the page script
-    # under st.navigation, so app.py's sync_url() does not run again here.
+    # under st.navigation, so main.py's sync_url() does not run again here.
     at = open_screen()
     at.slider(key="d_out").set_value(4).run()
     assert at.session_state["keep:d_out"] == 4

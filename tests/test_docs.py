@@ -5,6 +5,7 @@ trained-model example once imported modules that had moved). Every ```python blo
 interpreter started from the repository's root, offline, with a time limit, unless the line right above its
 fence says why it cannot: `<!-- does not run: it needs the GPT-2 weights -->`. Such a block is still compiled.
 """
+import ast
 import os
 import re
 import subprocess
@@ -146,3 +147,28 @@ def test_the_readme_names_what_ci_uses_python_and_debian_packages():
                  (("requirements.txt", "streamlit run app.py"), ("requirements-dev.txt", "python -m pytest")))
     assert run and test
     assert "-r requirements.txt" in (ROOT / "requirements-dev.txt").read_text()  # the tests install the app's pins
+
+
+def test_the_container_copies_every_file_the_app_imports():
+    """deploy/Dockerfile copies the app file by file: every top-level module and package that app.py and main.py
+    reach (read from their imports, and from what those import in turn) is among them, so the image starts."""
+    copied = set()
+    for line in (ROOT / "deploy" / "Dockerfile").read_text().splitlines():
+        if line.startswith("COPY ") and "--from" not in line:
+            copied.update(part.rstrip("/") for part in line.split()[1:-1])
+    local = {p.stem if p.suffix == ".py" else p.name for p in ROOT.iterdir()
+             if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.name not in ("tests", "scripts")}
+    reached, todo = set(), ["app", "main"]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        files = [ROOT / f"{name}.py"] if (ROOT / f"{name}.py").exists() else list((ROOT / name).rglob("*.py"))
+        for path in files:
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+                todo += [n.split(".")[0] for n in names if n.split(".")[0] in local]
+    wanted = {f"{name}.py" if (ROOT / f"{name}.py").exists() else name for name in reached}
+    assert wanted <= copied, sorted(wanted - copied)

@@ -25,6 +25,14 @@ def test_no_module_of_the_core_imports_streamlit_or_the_ui_layer():
     assert not offenders
 
 
+def test_the_ui_layer_reads_the_screens_only_where_it_still_must():
+    """Imports go down the floors (app -> screens -> ui -> attention_core). The warm-up is handed its stage list by
+    app.py and main.py; three modules still read screens.registry (the settings' stage seeds, class mode's and the
+    room's questions), and no other may start to."""
+    readers = {str(p.relative_to(ROOT)) for p in (ROOT / "ui").rglob("*.py") if "screens" in imported_modules(p)}
+    assert readers == {"ui/state/settings.py", "ui/teach/quiz.py", "ui/teach/room.py"}
+
+
 def test_the_core_imports_in_a_python_without_streamlit():
     """Every module of attention_core imports with streamlit made unimportable (a notebook without it)."""
     modules = sorted(".".join(p.relative_to(ROOT).with_suffix("").parts) for p in CORE.rglob("*.py"))

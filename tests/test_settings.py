@@ -7,7 +7,7 @@ from ui.state.settings import Settings
 from ui.state.sidebar import INPUT_CONTROLS
 
 ROOT = Path(__file__).resolve().parents[1]
-# Every control the shared sidebar shows (app.py draws it on every screen).
+# Every control the shared sidebar shows (main.py draws it on every screen).
 SIDEBAR = ("preset", "input", "text", "positions", "tokens", "d_in", "d_out", "seed", "device", "colour",
            "downloads", "presenter", "quiz")
 # Where a stored value may be read: the state layer itself, and the sidebar that turns values into Settings.

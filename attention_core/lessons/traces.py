@@ -180,6 +180,13 @@ MAX_HEAD_CELLS = 12 * MAX_TOKENS**2
 MAX_WRAPPER_PARAMS = wrapper_parameter_count(MAX_D_IN, MAX_D_IN, 12)
 
 
+def head_counts_within(d_out: int, num_tokens: int) -> list[int]:
+    """The head counts (divisors of d_out) whose (h, T, T) weights stay within MAX_HEAD_CELLS, the budget of the heads
+    screen: every count at the book's sizes, up to GPT-2 small's 12 at 1,024 tokens; 1 head always. A stage that
+    builds every head's map offers only these: 384 heads at 1,024 tokens took 19 s and 9.9 GB on /sliding-window."""
+    return [h for h in stages.divisors(d_out) if h == 1 or h * num_tokens * num_tokens <= MAX_HEAD_CELLS]
+
+
 def heads_too_large(num_heads: int, num_tokens: int, d_in: int, d_out: int) -> str | None:
     """Why heads_trace would be too large for the app (a sentence for the screen), or None when it fits."""
     cells, params = num_heads * num_tokens * num_tokens, wrapper_parameter_count(d_in, d_out, num_heads)

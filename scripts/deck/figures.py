@@ -49,9 +49,11 @@ def chart_title(spec: dict) -> str:
 
 
 def run_screen(app: Path, screen: str, params: list[tuple[str, str]], timeout: float):
-    """The screen as AppTest runs it: app.py with the URL parameters, then the page."""
+    """The screen as AppTest runs it: the entry script with the URL parameters, then the page. The repository's
+    app.py is the server (an st.App): AppTest runs the page script it serves, main.py."""
     from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file(str(app), default_timeout=timeout)
+    page = app.parent / "main.py" if app.name == "app.py" and (app.parent / "main.py").exists() else app
+    at = AppTest.from_file(str(page), default_timeout=timeout)
     for name, raw in params:
         at.query_params[name] = raw
     at.run()

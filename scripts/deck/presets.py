@@ -1,8 +1,8 @@
 """Which screens a preset changes: a run at another preset leaves out the rest, whose slides equal the book's.
 
 A preset (the sidebar's Book example / GPT-2 small) sets the inputs, their sizes and seeds: some fields of the
-Settings every screen reads (ui/state/settings.py). Which ones, the app itself says: app.py runs once at the book
-preset and once at the run's --params (AppTest, on the home screen, no browser), and the fields that differ are
+Settings every screen reads (ui/state/settings.py). Which ones, the app itself says: main.py runs once at the book
+preset and once at the run's --params (AppTest on main.py, the home screen, no browser), and the fields that differ are
 the preset's. A screen changes with the preset when it is one of the chapter's stages (the registry's `stage`:
 they share the sidebar's inputs and sizes), or when its code (screens/<name>.py and screens/<name>_blocks.py)
 reads one of those fields from its Settings. The others call ui.current() only for the URL notes, or read the
@@ -23,12 +23,12 @@ DERIVED = {"input_kind": {"inputs_id"}, "seed_for": {"preset", "seed"}}
 
 def changed_fields(params: list[tuple[str, str]]) -> set[str]:
     """The Settings fields (and the properties computed from them) whose values differ at these URL parameters
-    from the book preset's, as app.py's sidebar makes them."""
+    from the book preset's, as main.py's sidebar makes them."""
     import torch
     from streamlit.testing.v1 import AppTest
 
     def settings(query):
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at = AppTest.from_file(str(ROOT / "main.py"), default_timeout=120)  # the page app.py serves
         for name, raw in query:
             at.query_params[name] = raw
         at.run()

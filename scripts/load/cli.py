@@ -87,6 +87,9 @@ def main() -> None:
     parser.add_argument("--cold-start", action="store_true",
                         help="time streamlit run -> home page rendered in Chromium")
     parser.add_argument("--repeats", type=int, default=None, help="cold starts to time (default 3, quick 1)")
+    parser.add_argument("--cold-screen", default="", help="the cold start's first visit: this URL path (default home)")
+    parser.add_argument("--cold-after", type=float, default=0,
+                        help="the cold start's first visit this many s after the server starts (default: at once)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="a Streamlit config option for the server it starts, e.g. runner.postScriptGC=false")
     parser.add_argument("--seed", type=int, default=0, help="seed of the students' choices")

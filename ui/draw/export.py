@@ -58,5 +58,5 @@ def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | by
 
 
 def new_run() -> None:
-    """Forget the names used by the previous run (called by app.py before the page runs)."""
+    """Forget the names used by the previous run (called by main.py before the page runs)."""
     st.session_state["export:names"] = set()

@@ -1,27 +1,31 @@
-"""Warm-up: shortly after the server starts, it opens each stage screen at each preset once, so that the first
-student at ?preset=gpt2-small finds GPT-2 small's screens computed instead of waiting for a 1,024-token layer.
+"""Warm-up: as the server starts, it opens each stage screen at each preset once, so that the first student at
+?preset=gpt2-small finds GPT-2 small's screens computed instead of waiting for a 1,024-token layer.
 
-Streamlit runs no app code before the first visitor (the health check does not run app.py), so "starts" means
-the first visit: the teacher's check before class (docs/DEPLOY.md), or the first student.
+When: `streamlit run app.py` serves main.py through app.py's st.App, whose lifespan starts this warm-up when the
+server starts, before any visitor (a plain Streamlit script cannot: Streamlit runs no app code before the first
+visit, and that visitor waited for the cold screen). main.py's first run calls start_once() too, for a server
+started as `streamlit run main.py`; it starts the thread once per process either way.
 
-How: one background thread per process (app.py's first run starts it) opens every stage screen in a headless
-session of the server's own Streamlit Runtime: an ordinary AppSession whose client drops what it is sent, the way
-Streamlit's agent sessions work. Each open is a real run of app.py and the screen, the same path a browser tab's
-first run takes, so it fills the process-wide caches (ui/compute/cache.py's byte caches, the views' payloads in
-ui/draw/view_route.py, st.cache_data and st.cache_resource, the PNG images) with exactly the keys a visitor's
-first screen asks for. Every session then shares those results: one copy in memory, not one per session.
+How: one background thread per process opens every stage screen in a headless session of the server's own
+Streamlit Runtime: an ordinary AppSession whose client drops what it is sent, the way Streamlit's agent sessions
+work. Each open is a real run of main.py and the screen, the same path a browser tab's first run takes, so it fills
+the process-wide caches (ui/compute/cache.py's byte caches, the views' payloads in ui/draw/view_route.py,
+st.cache_data and st.cache_resource, the PNG images) with exactly the keys a visitor's first screen asks for. Every
+session then shares those results: one copy in memory, not one per session. Nothing is kept on disk: a start
+computes everything again (GPT-2 small's stage screens take about N s on 2 cores), so no result can outlive the
+code or the torch build that made it.
 
 Why not streamlit.testing's AppTest in this thread: AppTest.run swaps Streamlit's Runtime singleton for a mock
 during its run, sets it to None afterwards and patches config.get_option process-wide, which would break every
 live session of the server; its st.cache_data also lives in a storage of its own, not the server's.
 
-Polite and bounded: the warm-up's runs go through app.py, so each waits for the gate (ui/server/run_gate.py) in line like
-any visitor's run; it opens one screen at a time, so a student who arrives meanwhile waits for at most one
-screen of it; each open has a time limit, and there are ten (five stages, two presets). A failure is logged and
+Polite and bounded: the warm-up's runs go through main.py, so each waits for the gate (ui/server/run_gate.py) in line
+like any visitor's run; it opens one screen at a time, so a student who arrives meanwhile waits for at most one
+screen of it; each open has a time limit, and there is one open per stage screen and preset. A failure is logged and
 never reaches a visitor.
 
 ATTENTION_WARMUP=0 turns it off (the test servers do); ATTENTION_WARMUP=book names the presets to warm
-(comma-separated; default: gpt2-small and book).
+(comma-separated; default: book, then gpt2-small).
 """
 import asyncio
 import os
@@ -36,10 +40,12 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.session_manager import SessionClient
 
 from attention_core.lessons.presets import PRESETS, url_params
-from screens.registry import STAGES
 
 ENV_VAR = "ATTENTION_WARMUP"
-PRESETS_WARMED = ("gpt2-small", "book")  # the dear one first: the book's five screens take a few tenths of a second
+# The book first: its ten screens take 0.6 s each, so the teacher who opens the app as the server starts waits for
+# one of them, not for a 1,024-token screen (the home page at once took 8.0-12.5 s with GPT-2 small first, 2026-11-27);
+# GPT-2 small's screens are still computed about 30 s after the start, before a class arrives.
+PRESETS_WARMED = ("book", "gpt2-small")
 SCREEN_TIMEOUT_S = 120  # one screen's run, gate wait included; a cold GPT-2-sized /heads takes a few seconds here
 _LOG = get_logger(__name__)  # Streamlit's handler and level: the lines reach the server's log
 
@@ -66,17 +72,18 @@ def presets_wanted() -> tuple[str, ...]:
     return tuple(name for name in (part.strip() for part in given.split(",")) if name in PRESETS)
 
 
-def targets(presets=None, screens=None) -> list[tuple[str, str]]:
-    """(preset, url path) pairs: every stage screen at every preset to warm, /heads first (the dearest: a student
-    who opens it while the warm-up runs would otherwise wait for the others too)."""
-    stages = screens or sorted((s.url_path for s in STAGES), key=lambda name: name != "heads")
-    return [(preset, screen) for preset in (presets_wanted() if presets is None else presets) for screen in stages]
+def targets(stages, presets=None) -> list[tuple[str, str]]:
+    """(preset, url path) pairs: every stage screen (URL paths, in the registry's order) at every preset to warm,
+    /heads first (the dearest: a student who opens it while the warm-up runs would otherwise wait for the others)."""
+    ordered = sorted(stages, key=lambda name: name != "heads")
+    return [(preset, screen) for preset in (presets_wanted() if presets is None else presets) for screen in ordered]
 
 
-def start_once() -> threading.Thread | None:
-    """Start the warm-up thread, once per process, inside a real server (never under AppTest, never when off)."""
+def start_once(stages) -> threading.Thread | None:
+    """Start the warm-up thread for these stage screens (URL paths; the caller, above this floor, reads the
+    registry), once per process, inside a real server (never under AppTest, never when off)."""
     global _thread
-    wanted = targets()
+    wanted = targets(stages)
     with _lock:
         if _thread is not None:
             return _thread

@@ -3,7 +3,8 @@ import streamlit as st
 
 from attention_core.book.inputs import MAX_TOKENS
 from attention_core.book.stages import divisors
-from ui.state.session import clamp, control
+from attention_core.lessons.traces import MAX_HEAD_CELLS, head_counts_within
+from ui.state.session import clamp, control, value
 
 def _tokens(count: int) -> str:
     return f"{count} token" + ("" if count == 1 else "s")
@@ -19,11 +20,18 @@ def committed(count: int) -> tuple[int, int]:
     return picked[0], picked[1]
 
 
-def heads_picker(d_out: int) -> int:
-    options = divisors(d_out)
+def heads_picker(d_out: int, num_tokens: int | None = None) -> int:
+    """num_heads among the divisors of d_out; with num_tokens, only the counts whose maps fit the heads screen's
+    budget (traces.head_counts_within: at most 12 heads at 1,024 tokens), so no visitor asks for gigabytes."""
+    options = divisors(d_out) if num_tokens is None else head_counts_within(d_out, num_tokens)
     clamp("heads", options=options,
-          fallback_note=f"{{old}} heads do not divide d_out = {d_out}; showing {{new}} instead.")
-    return control(st.select_slider, "num_heads (divisors of d_out only)", "heads", options=options)
+          fallback_note=f"{{old}} heads do not divide d_out = {d_out}; showing {{new}} instead."
+          if num_tokens is None or d_out % value("heads") else
+          f"{{old}} heads at {num_tokens:,} tokens would hold more attention weights than this screen computes (at most "
+          f"{MAX_HEAD_CELLS:,}: 12 heads at 1,024 tokens); showing {{new}} instead.")
+    label = "num_heads (divisors of d_out only)" if num_tokens is None or options == divisors(d_out) else \
+        f"num_heads (divisors of d_out, at most {options[-1]:,} at {num_tokens:,} tokens)"
+    return control(st.select_slider, label, "heads", options=options)
 
 
 def valid_context_length(num_tokens: int) -> int:

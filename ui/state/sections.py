@@ -28,7 +28,7 @@ NAME = SECTION_NAME
 LEGACY = {"mistakes": "pitfalls", "questions": "readers"}  # section: the URL switch it replaced
 _OPEN = "sections:open"  # {screen: set of open section names}
 _SEEN = "sections:seen"  # {screen: names of the sections its last run drew}
-_SCREEN = "sections:screen"  # the screen this run draws (app.py sets it before the page runs)
+_SCREEN = "sections:screen"  # the screen this run draws (main.py sets it before the page runs)
 _DRAWN = "sections:drawn"  # {section key: whether it was drawn open}: tells a change from code from a stale state
 _LEGACY_ASKED = "sections:legacy"  # names opened by an old ?pitfalls=1 / ?readers=1 link (no note if missing)
 _HELD = "sections:held"  # True while this run's screen asks first and its answers are not yet revealed

@@ -195,7 +195,7 @@ def sync_url() -> None:
 
 
 def fragment(body):
-    """st.fragment that keeps the URL current: a fragment rerun skips app.py, which syncs it."""
+    """st.fragment that keeps the URL current: a fragment rerun skips main.py, which syncs it."""
     @st.fragment
     @functools.wraps(body)
     def run(*args, **kwargs):
@@ -210,6 +210,6 @@ def fragment(body):
 
 
 def _fragment_rerun() -> bool:
-    """Whether this run is a fragment's own rerun (app.py and the sidebar did not run)."""
+    """Whether this run is a fragment's own rerun (main.py and the sidebar did not run)."""
     ctx = get_script_run_ctx()
     return bool(ctx and ctx.fragment_ids_this_run)

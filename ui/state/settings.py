@@ -41,5 +41,5 @@ class Settings:
 
 
 def this_run() -> Settings:
-    """The Settings app.py made from the sidebar in this run (a fragment rerun keeps the last ones)."""
+    """The Settings main.py made from the sidebar in this run (a fragment rerun keeps the last ones)."""
     return st.session_state["settings"]

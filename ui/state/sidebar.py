@@ -77,7 +77,7 @@ def sidebar() -> Settings:
 
 
 def current() -> Settings:
-    """The settings app.py read from the sidebar in this run, with their notes shown on top."""
+    """The settings main.py read from the sidebar in this run, with their notes shown on top."""
     settings = this_run()
     for message in settings.notes:
         note(message)

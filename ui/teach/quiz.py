@@ -55,7 +55,7 @@ def predict_first(stage: str, settings: Settings, round_of=None, **inputs) -> bo
         done = (_room if settings.presenter else _student)(questions, state, round_key)
     if done:
         st.rerun()  # the whole page: a button inside a fragment would rerun only the fragment
-    sync_url()  # the screen stops here, before the fragment or app.py would write the URL
+    sync_url()  # the screen stops here, before the fragment or main.py would write the URL
     return False
 
 
