@@ -4,7 +4,8 @@ Run with `streamlit run app.py`. This file is the server: Streamlit finds `app` 
 screens, sidebar, URL) to every visitor, as it would serve main.py alone. What it adds is the start: the lifespan
 runs when the server starts, before any visitor, and begins the warm-up (ui/server/warmup.py), so the first student
 at ?preset=gpt2-small finds GPT-2 small's screens computed. A plain script cannot: Streamlit runs no app code before
-the first visit, and that visitor waited for a cold 1,024-token screen (about 5 s on 2 cores).
+the first visit, and that visitor waited for imports and a cold 1,024-token screen (7.7–14.8 s on 2 cores, measured
+in docs/cold-start-gpt2.md).
 """
 import threading
 from contextlib import asynccontextmanager
