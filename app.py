@@ -24,7 +24,7 @@ def _start_warmup() -> None:
     from screens import registry  # the app's own modules load here, not in the server's event loop
     from ui.server import allocator, warmup
     allocator.limit_arenas()  # before the visitors' threads allocate (ui/server/allocator.py)
-    warmup.start_once([s.url_path for s in registry.STAGES])
+    warmup.start_once(registry.STAGE_PATHS)
 
 
 app = st.App("main.py", lifespan=warm_up_at_start)

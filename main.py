@@ -23,7 +23,7 @@ allocator.limit_arenas()  # before the sessions' threads allocate: see ui/server
 # server by the browser, which fails offline and is a network call the app promises not to make.
 st.set_page_config(page_title="Attention, step by step", page_icon=str(FAVICON), layout="wide")
 # Once per process: app.py starts it with the server; this call covers `streamlit run main.py`.
-warmup.start_once([s.url_path for s in registry.STAGES])
+warmup.start_once(registry.STAGE_PATHS)
 
 # The screens live in screens/, not pages/: Streamlit still treats a pages/ folder as its older
 # multipage mode until main.py has run once, so a shared link opened first on a fresh server

@@ -168,10 +168,10 @@ def _platform_demo(settings, record, p, seed, **_) -> None:
     st.markdown("**Why do my dropout numbers differ from the book's?** `torch.manual_seed` seeds one global "
                 "generator per device, and `nn.Dropout` draws from it:")
     cols = st.columns(3)
-    cols[0].metric("book's call vs the app's private generator", f"{scientific(out['book_vs_app'])}")
+    cols[0].metric("book's call vs the app's private generator", scientific(out['book_vs_app']))
     cols[1].metric("cells changed by one extra draw after the seed", f"{out['cells_changed_by_one_extra_draw']:,} "
                                                                       f"of {out['cells']:,}")
-    cols[2].metric("app's generator after someone else's draw", f"{scientific(out['app_repeatable'])}")
+    cols[2].metric("app's generator after someone else's draw", scientific(out['app_repeatable']))
     gpus = ", ".join(f"{d}: {n:,} of {out['cells']:,} cells differ from the CPU's mask"
                      for d, n in out["accelerator_cells_differing"].items())
     st.caption(f"torch {out['torch_version']}. " + (f"Same seed on {gpus}. " if gpus else

@@ -109,7 +109,7 @@ def two_variants(record: dict, q: int, k: int) -> None:
     with c2:
         ui.show_matrix(record["attn_weights"], settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
     gap = record["variants_max_abs_diff"]
-    st.metric("max |variant 1 − variant 2|", f"{scientific(gap, 2)}")
+    st.metric("max |variant 1 − variant 2|", scientific(gap, 2))
     agree = "agree to float rounding" if gap <= numbers.TOLERANCE else "differ by more than float rounding"
     st.markdown(f"The two matrices {agree} (max difference {numbers.plain(gap)} {numbers.within_tolerance(gap)}). "
                 "Variant 1 for the same cell:")

@@ -127,6 +127,7 @@ BY_NAME = {s.name: s for s in SCREENS}
 for _screen in SCREENS:
     declare(_screen.params)
 STAGES = [s for s in SCREENS if s.stage]
+STAGE_PATHS = [s.url_path for s in STAGES]  # their URL paths: the warm-up's list, the load and benchmark scripts'
 
 
 def sections() -> dict[str, list[Screen]]:

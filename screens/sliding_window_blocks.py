@@ -130,7 +130,7 @@ def sweep(settings: Settings, num_heads: int) -> None:
 def equals_causal(record: dict, settings: Settings) -> None:
     """W ≥ T against the causal layer, with the numbers."""
     num_tokens, gap = len(settings.tokens), record["full_vs_causal"]
-    st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", f"{scientific(gap)}")
+    st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", scientific(gap))
     said = "are equal" if gap <= swa.SAME else "differ"
     st.markdown(f"At W = T = {num_tokens:,} the two layers' context vectors {said} (largest difference "
                 f"{numbers.plain(gap)}). The query at position i and a key at position j give diff = i − j ≤ "

@@ -166,11 +166,11 @@ def screen_views(screen: str, preset: str) -> list[dict]:
 
 
 def print_screens(screens: list[str], preset: str) -> None:
-    from screens.registry import STAGES
+    from screens.registry import STAGE_PATHS
     print(f"| screen ({preset}) | view | size × frames | layout / exact | the map's tables | its rows' also-maps and "
           "vectors | overviews | the JSON | view total | build ms |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
-    for screen in screens or [s.url_path for s in STAGES]:
+    for screen in screens or STAGE_PATHS:
         total = 0
         for v in screen_views(screen, preset):
             size = v["main"] + v["rest"] + v["overview"] + v["json"]

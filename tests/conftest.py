@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "main.py")  # the page; app.py is the server around it
 sys.path.insert(0, str(ROOT))  # `screens.registry` and `attention_core`, however pytest is started
-# The servers the tests start skip the warm-up (ui/server/warmup.py: ten screens computed after the first visit), so it
+# The servers the tests start skip the warm-up (ui/server/warmup.py: both presets' stage screens computed as the server starts), so it
 # cannot compete with what a test measures; tests/test_warmup.py runs it on purpose.
 os.environ.setdefault("ATTENTION_WARMUP", "0")
 
@@ -142,10 +142,14 @@ def _fresh_caches():
     yield
 
 
+SCIENTIFIC = re.compile(r"\s*(?:(-?[\d.]+)\s*×\s*)?10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)\s*")  # numbers.scientific's form
+
+
 def plain_number(text: str) -> float:
-    """A number as the app writes it, back to a float: "6.0 × 10⁻⁸" (numbers.scientific) -> 6e-08, "0" -> 0."""
-    if "10" not in text or "×" not in text and not text.startswith("10"):
+    """A number as the app writes it, back to a float: "6.0 × 10⁻⁸" (numbers.scientific) -> 6e-08, "10⁻⁵" -> 1e-05,
+    "1,024" -> 1024.0, "0" -> 0."""
+    found = SCIENTIFIC.fullmatch(text)
+    if found is None:
         return float(text.replace(",", ""))
-    mantissa, _, power = text.rpartition("10")
-    exponent = int(power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
-    return float(mantissa.strip(" ×") or 1) * 10.0 ** exponent
+    exponent = int(found[2].translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+    return float(found[1] or 1) * 10.0 ** exponent

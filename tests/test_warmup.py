@@ -16,7 +16,7 @@ from conftest import APP, ROOT, open_screen
 
 from attention_core.lessons import traces
 from ui.compute import byte_cache
-from screens.registry import STAGES
+from screens.registry import STAGE_PATHS
 from ui.server import warmup
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -71,7 +71,7 @@ def test_the_warmup_fills_the_caches_and_a_first_visitor_then_computes_nothing(m
 
 
 def test_the_warmup_is_off_under_apptest_and_by_its_switch(monkeypatch):
-    stages = [s.url_path for s in STAGES]  # the registry's stages, /heads (the dearest) first, then in its order
+    stages = STAGE_PATHS  # the registry's stages, /heads (the dearest) first, then in its order
     assert warmup.start_once(stages) is None  # no live Runtime here (AppTest installs a mock one while it runs)
     monkeypatch.setenv(warmup.ENV_VAR, "0")
     assert warmup.targets(stages) == []

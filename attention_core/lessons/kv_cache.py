@@ -149,7 +149,7 @@ def largest_difference(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def difference_text(value: float) -> str:
     """A largest |difference| as the screen says it: exactly 0 is "0 (bit for bit)", else 1 significant digit+."""
-    return "0 (bit for bit)" if value == 0 else f"{scientific(value)}"
+    return "0 (bit for bit)" if value == 0 else scientific(value)
 
 
 # --- memory ---------------------------------------------------------------------------------------------------

@@ -10,12 +10,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_idle
-from screens.registry import STAGES
+from screens.registry import STAGE_PATHS
 
 from . import ROOT
 from .report import ms, summary
 
-SCREENS = [s.url_path for s in STAGES]
+SCREENS = STAGE_PATHS
 CONFIGS = {"book": "", "gpt2-small": "preset=gpt2-small", "512 tokens": "input=random&tokens=512"}
 # Sliders that move the zoom window of a large matrix are measured like the rest; these are not sliders
 # of the lesson and are left out: none at the moment.

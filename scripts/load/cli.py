@@ -48,7 +48,7 @@ from .scaling import cluster_run, compare
 from .servers import local_server, quiet_cancel, require_loopback
 from .soak import memory_tour, soak_run
 
-STAGES = [s.url_path for s in registry.STAGES]  # URL paths of the chapter's stage screens
+STAGES = registry.STAGE_PATHS  # URL paths of the stage screens
 
 
 async def first(pair):

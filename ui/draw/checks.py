@@ -42,7 +42,7 @@ def agreement(checks: list[tuple[str, float]], tolerance: float = numbers.TOLERA
     """This screen's result next to PyTorch's own: one metric per check, max |difference| (drawn inside the
     screen's "checks" section, whose title names it)."""
     for column, (label, diff) in zip(st.columns(len(checks)), checks):
-        column.metric(label, f"{scientific(diff)}", delta="agrees" if diff <= tolerance else "differs",
+        column.metric(label, scientific(diff), delta="agrees" if diff <= tolerance else "differs",
                       delta_color="normal" if diff <= tolerance else "inverse", delta_arrow="off")
     st.caption(f"Max absolute difference; agreement means ≤ {numbers.plain(tolerance)} (float32 rounding).")
 

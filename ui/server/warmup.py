@@ -12,7 +12,7 @@ work. Each open is a real run of main.py and the screen, the same path a browser
 the process-wide caches (ui/compute/cache.py's byte caches, the views' payloads in ui/draw/view_route.py,
 st.cache_data and st.cache_resource, the PNG images) with exactly the keys a visitor's first screen asks for. Every
 session then shares those results: one copy in memory, not one per session. Nothing is kept on disk: a start
-computes everything again (GPT-2 small's stage screens take about N s on 2 cores), so no result can outlive the
+computes everything again (all 20 screens took 24 s on 2 cores, GPT-2 small's ten 17 s of it), so no result can outlive the
 code or the torch build that made it.
 
 Why not streamlit.testing's AppTest in this thread: AppTest.run swaps Streamlit's Runtime singleton for a mock
@@ -43,7 +43,7 @@ from attention_core.lessons.presets import PRESETS, url_params
 
 ENV_VAR = "ATTENTION_WARMUP"
 # The book first: its ten screens take 0.6 s each, so the teacher who opens the app as the server starts waits for
-# one of them, not for a 1,024-token screen (the home page at once took 8.0-12.5 s with GPT-2 small first, 2026-11-27);
+# one of them, not for a 1,024-token screen (the home page opened at once took 8.0-12.5 s from the visit with GPT-2 small first, 2026-11-27);
 # GPT-2 small's screens are still computed about 30 s after the start, before a class arrives.
 PRESETS_WARMED = ("book", "gpt2-small")
 SCREEN_TIMEOUT_S = 120  # one screen's run, gate wait included; a cold GPT-2-sized /heads takes a few seconds here

@@ -23,14 +23,15 @@ def committed(count: int) -> tuple[int, int]:
 def heads_picker(d_out: int, num_tokens: int | None = None) -> int:
     """num_heads among the divisors of d_out; with num_tokens, only the counts whose maps fit the heads screen's
     budget (traces.head_counts_within: at most 12 heads at 1,024 tokens), so no visitor asks for gigabytes."""
-    options = divisors(d_out) if num_tokens is None else head_counts_within(d_out, num_tokens)
-    clamp("heads", options=options,
-          fallback_note=f"{{old}} heads do not divide d_out = {d_out}; showing {{new}} instead."
-          if num_tokens is None or d_out % value("heads") else
-          f"{{old}} heads at {num_tokens:,} tokens would hold more attention weights than this screen computes (at most "
-          f"{MAX_HEAD_CELLS:,}: 12 heads at 1,024 tokens); showing {{new}} instead.")
-    label = "num_heads (divisors of d_out only)" if num_tokens is None or options == divisors(d_out) else \
-        f"num_heads (divisors of d_out, at most {options[-1]:,} at {num_tokens:,} tokens)"
+    every = divisors(d_out)
+    options = every if num_tokens is None else head_counts_within(d_out, num_tokens)
+    bounded = options != every  # the budget left out the largest divisors
+    label = (f"num_heads (divisors of d_out, at most {options[-1]:,} at {num_tokens:,} tokens)" if bounded else
+             "num_heads (divisors of d_out only)")
+    why = (f"{{old}} heads at {num_tokens:,} tokens would hold more attention weights than this screen computes "
+           f"(at most {MAX_HEAD_CELLS:,}: 12 heads at 1,024 tokens)" if bounded and value("heads") in every else
+           f"{{old}} heads do not divide d_out = {d_out}")
+    clamp("heads", options=options, fallback_note=why + "; showing {new} instead.")
     return control(st.select_slider, label, "heads", options=options)
 
 
