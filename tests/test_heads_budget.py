@@ -26,6 +26,7 @@ def test_a_url_asking_for_too_many_heads_gets_a_note_and_the_budget():
         slider = heads_slider(at)
         if slider is not None:
             assert max(slider.options, key=int) == "12" and int(slider.value) <= 12, screen
+            assert "divisors of d_out = 768, at most 12 at 1,024 tokens" in slider.label, screen  # checkable
             assert any("384 heads at 1,024 tokens would hold more attention weights" in w.value for w in at.warning), screen
             checked.append(screen)
     assert {"kv-cache", "sliding-window", "gqa", "latent", "rope"} <= set(checked)

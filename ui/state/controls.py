@@ -26,8 +26,8 @@ def heads_picker(d_out: int, num_tokens: int | None = None) -> int:
     every = divisors(d_out)
     options = every if num_tokens is None else head_counts_within(d_out, num_tokens)
     bounded = options != every  # the budget left out the largest divisors
-    label = (f"num_heads (divisors of d_out, at most {options[-1]:,} at {num_tokens:,} tokens)" if bounded else
-             "num_heads (divisors of d_out only)")
+    label = (f"num_heads (divisors of d_out = {d_out:,}, at most {options[-1]:,} at {num_tokens:,} tokens)"
+             if bounded else "num_heads (divisors of d_out only)")
     why = (f"{{old}} heads at {num_tokens:,} tokens would hold more attention weights than this screen computes "
            f"(at most {MAX_HEAD_CELLS:,}: 12 heads at 1,024 tokens)" if bounded and value("heads") in every else
            f"{{old}} heads do not divide d_out = {d_out}")
