@@ -34,7 +34,8 @@ def screen():
         st.caption(f"num_heads: {num_heads} (fixed by the trained model)")
     elif in_browser:  # the view's num_heads slider; Enter commits it (ui.draw.view_route)
         num_heads = ui.clamp("heads", options=stages.divisors(d_out),
-                             fallback_note=f"{{old}} heads do not divide d_out = {d_out}; showing {{new}} instead.")
+                             fallback_note=f"{{old}} heads do not divide d_out = {d_out}; "
+                                           "showing {new} instead ({source}).")
     else:
         num_heads = ui.heads_picker(d_out)
     q, _ = ui.committed(T)

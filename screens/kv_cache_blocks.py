@@ -105,12 +105,9 @@ def speed(settings: Settings) -> None:
         "tokens/s without": [_rate(r, "uncached") for r in result["rows"]],
         "verdict": [lesson.speed_verdict(r) for r in result["rows"]]})
     data_table(frame, hide_index=True, width="content")
-    cut = [r["sizes"] for r in result["rows"] if min(r["cached_tokens"], r["uncached_tokens"]) < lesson.SPEED_NEW]
-    if cut:
-        st.caption(f"At {' and '.join(cut)} sizes a run reached the end of its share of the "
-                   f"{lesson.SPEED_BUDGET_S:g} s budget before its {lesson.SPEED_NEW}th token (the table says how far "
-                   "it got): a run cut short without the cache skipped its longest, dearest steps, so the cache's "
-                   "advantage there is understated.")
+    stopped = lesson.cut_short_note(result["rows"])
+    if stopped:
+        st.caption(stopped)
     st.caption(f"One attention layer alone, random weights and inputs, a {lesson.SPEED_PROMPT}-token prompt and up to "
                f"{lesson.SPEED_NEW} new tokens, the best of the runs that fit in {lesson.SPEED_BUDGET_S:g} s in all; "
                "measured once on this server (a busy server measures slower). The cache saves arithmetic, but each "

@@ -231,7 +231,7 @@ def test_a_repeated_url_key_uses_the_last_value_with_a_note():
 def test_heads_that_do_not_divide_d_out_fall_back_with_a_note():
     at = open_screen("heads", d_out="6", heads="4")
     assert_renders(at, "heads")
-    assert "4 heads do not divide d_out = 6; showing 2 instead." in notes(at)  # the default, which divides 6
+    assert "4 heads do not divide d_out = 6; showing 2 instead (the default)." in notes(at)  # 2 divides 6
     assert at.session_state["keep:heads"] == 2
 
 

@@ -175,6 +175,17 @@ def test_a_run_without_the_cache_cut_short_gives_no_verdict_against_the_cache():
     assert "does not pay" in lesson.speed_verdict(dict(cut, uncached_tokens=lesson.SPEED_NEW))
 
 
+def test_the_note_on_runs_cut_short_names_each_run_that_stopped():
+    # A teacher read: the caption blamed only the run without the cache, while the cached run had stopped at 20 of 64.
+    whole = lesson.SPEED_NEW
+    rows = [{"sizes": "the book's", "cached_tokens": 20, "uncached_tokens": whole},
+            {"sizes": "GPT-2 small's", "cached_tokens": 30, "uncached_tokens": 12}]
+    note = lesson.cut_short_note(rows)
+    assert f"at the book's sizes, with the cache 20 of {whole} tokens;" in note
+    assert f"at GPT-2 small's sizes, with the cache 30 of {whole} and without it 12 of {whole} tokens." in note
+    assert lesson.cut_short_note([dict(rows[0], cached_tokens=whole)]) is None  # both ran the whole way
+
+
 def test_speed_is_measured_at_fixed_sizes_within_its_budget(monkeypatch):
     monkeypatch.setattr(lesson, "SPEED_SIZES", {"tiny": (3, 2, 2), "small": (16, 16, 2)})
     result = lesson.speed_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", budget_s=0.0)

@@ -116,15 +116,16 @@ def test_gpt2_small_renders_with_12_heads_of_64():
 
 # The documented fallback (ui.clamp): the preset's value when it divides d_out, else the default's,
 # else the divisor nearest to the value asked for.
-@pytest.mark.parametrize("params, fallback", [
-    ({"d_out": 12, "heads": 5}, 2),  # a changed d_out leaves the book preset: the default, 2 heads
-    ({"d_out": 9, "heads": 4}, 3),  # 2 does not divide 9: the nearest divisor of 1, 3, 9 to 4
-    ({"preset": "gpt2-small", "heads": 5}, 12),  # the preset's own 12 heads, not the default 2
+@pytest.mark.parametrize("params, fallback, source", [
+    ({"d_out": 12, "heads": 5}, 2, "the default"),  # a changed d_out leaves the book preset: the default, 2 heads
+    ({"d_out": 9, "heads": 4}, 3, "the nearest allowed"),  # 2 does not divide 9: the nearest divisor of 1, 3, 9 to 4
+    ({"preset": "gpt2-small", "heads": 5}, 12, "GPT-2 small's value"),  # the preset's own 12 heads, not the default
 ], ids=["default", "nearest", "preset"])
-def test_heads_that_do_not_divide_d_out_fall_back_to_the_documented_value_with_a_note(params, fallback):
+def test_heads_that_do_not_divide_d_out_fall_back_to_the_documented_value_with_a_note(params, fallback, source):
+    # The note says where the count it shows came from (a teacher read: "falls back to 2 without saying why 2").
     at = open_screen("heads", **params)
     d_out = params.get("d_out", 768)
-    assert f"{params['heads']} heads do not divide d_out = {d_out}; showing {fallback} instead." in [
+    assert f"{params['heads']} heads do not divide d_out = {d_out}; showing {fallback} instead ({source})." in [
         w.value for w in at.warning]
     if at.select_slider:  # GPT-2 small: the server's control
         assert at.select_slider(key="heads").value == fallback

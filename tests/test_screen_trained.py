@@ -222,9 +222,9 @@ def test_the_share_scale_is_said_in_words_where_it_colours_a_map():
 def test_presenter_mode_enlarges_the_head_grids_labels():
     def label_sizes(at):
         spec = next(s for s in chart_specs(at) if is_grid(s))
-        axes = [spec["spec"]["encoding"][c]["axis"] for c in ("x", "y")]
+        axes = [spec["spec"]["encoding"][c]["axis"] for c in ("x", "y")] + [spec["spec"]["encoding"]["color"]["legend"]]
         return {a["labelFontSize"] for a in axes}, spec["spec"]["width"]["step"]
-    assert label_sizes(open_screen("trained")) == ({8}, 6)
+    assert label_sizes(open_screen("trained")) == ({8, 11}, 6)  # the colour legend's labels too (Vega's 10 px default)
     sizes, cell = label_sizes(open_screen("trained", presenter=1))
     # labels of 16 px instead of 8 (the slides' smallest readable size), cells larger than the 6 px default
     assert min(sizes) >= 16 and cell > 6

@@ -2,6 +2,7 @@
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -282,12 +283,19 @@ def teacher():
     with st.container(key="slides-skip-download"):
         st.info("Run python -m download-the-weights first")
 
+def sparse():
+    # A piece that fills a fifth of its slide: drawn larger, as far as its wrapped code line still fits on one line.
+    st.markdown("\\n".join(f"- point {i}: a line of the lesson that a class reads from the back of the room, in big type"
+                           for i in range(8)))
+    st.code("context_vec = torch.softmax(queries @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5, dim=-1) @ values",
+            wrap_lines=True)
+
 def start():
     st.title("Start")
 
 st.navigation([st.Page(start, default=True), st.Page(cut, url_path="cut"), st.Page(fine, url_path="fine"),
                st.Page(tiny, url_path="tiny"), st.Page(empty, url_path="empty"),
-               st.Page(teacher, url_path="teacher")]).run()
+               st.Page(teacher, url_path="teacher"), st.Page(sparse, url_path="sparse")]).run()
 """
 
 
@@ -295,7 +303,7 @@ def test_the_check_flags_a_cut_code_block_small_text_and_an_empty_slide_and_stri
     folder = Path(tempfile.mkdtemp(prefix="slides-check-"))
     (folder / "app.py").write_text(CHECKED_APP)
     out = folder / "slides"
-    screens = ["cut", "fine", "tiny", "empty", "teacher"]
+    screens = ["cut", "fine", "tiny", "empty", "teacher", "sparse"]
     run = slides("--app", str(folder / "app.py"), "--screens", *screens, "--out", str(out), "--strict")
     assert run.returncode == 1 and "ERROR" not in run.stdout, run.stdout + run.stderr  # --strict: a flagged slide fails
     report = (out / "check.txt").read_text()
@@ -310,6 +318,10 @@ def test_the_check_flags_a_cut_code_block_small_text_and_an_empty_slide_and_stri
     assert any(f.startswith("small text: ") and "10.0 px" in f for f in flags["tiny"]), report
     assert any(f.startswith("nearly empty: ") for f in flags["empty"]), report
     assert "fine" not in flags and "teacher" not in flags, report  # nothing cut, small or empty there
+    # The sparse slide is laid out again larger (scripts/deck/fill.py), but only as far as its code line stays one line
+    # (at 1.8 times it would wrap); the one line of "empty" stays nearly empty however large it is drawn.
+    larger = re.search(r"23-sparse__01\.png drawn ([\d.]+) times as large", run.stdout)
+    assert larger and 1.15 <= float(larger.group(1)) < 1.7 and "sparse" not in flags, run.stdout + report
     assert not any(f.startswith("cut: ") for f in flags["tiny"] + flags["empty"]), report
     assert report.splitlines()[-1] == f"{len(files)} of {len(list(out.glob('*.png')))} slide(s) flagged"
     assert "check: " in run.stdout and "--strict" in run.stderr

@@ -44,7 +44,9 @@ def head_grid(labels: list[str], layers: int, heads: int, cell: int = 6, font_sc
     y = alt.Y("query:N", sort=labels, title="query", axis=alt.Axis(labelFontSize=labels_px, titleFontSize=titles_px,
                                                                    labelOverlap=overlap))
     rect = alt.Chart(alt.Data(name="heads")).mark_rect().encode(
-        x=x, y=y, color=alt.Color("weight:Q", scale=alt.Scale(**colour.WEIGHTS.vega()), title="weight"),
+        x=x, y=y, color=alt.Color("weight:Q", scale=alt.Scale(**colour.WEIGHTS.vega()), title="weight",
+                                   legend=alt.Legend(labelFontSize=max(labels_px, 11 * font_scale),
+                                                     titleFontSize=titles_px)),  # Vega's 10 px default: 14 on a slide
         tooltip=["layer:N", "head:N", "query:N", "key:N", alt.Tooltip("weight:Q", format=".3f")])
     size = alt.Step(cell)
     return rect.properties(width=size, height=size).facet(

@@ -240,6 +240,25 @@ def speed_verdict(row: dict) -> str:
     return f"does not pay: slower, {ratio:.2f}×"
 
 
+def cut_short_note(rows: list[dict]) -> str | None:
+    """Which runs stopped before SPEED_NEW tokens, each named, and what stopping early does to a rate; None when
+    every run went the whole way. A run cut short skipped its last steps, its dearest: without the cache each step
+    recomputes the whole prefix, so the cache's advantage is understated; with it each step adds one row, so its rate
+    is only a little flattered."""
+    stopped = []
+    for row in rows:
+        runs = [f"{name} {row[f'{key}_tokens']} of {SPEED_NEW}" for key, name in
+                (("cached", "with the cache"), ("uncached", "without it")) if row[f"{key}_tokens"] < SPEED_NEW]
+        if runs:
+            stopped.append(f"at {row['sizes']} sizes, {' and '.join(runs)} tokens")
+    if not stopped:
+        return None
+    return (f"Runs that reached the end of their share of the {SPEED_BUDGET_S:g} s budget stopped early: "
+            f"{'; '.join(stopped)}. A run cut short skipped its last, dearest steps, so its rate reads higher than a "
+            "whole run's would: much higher without the cache, whose every step recomputes the whole prefix (the "
+            "cache's advantage there is understated), a little with it, whose steps each add one row.")
+
+
 # --- predict first --------------------------------------------------------------------------------------------
 
 def _qid(name: str, *parts) -> str:

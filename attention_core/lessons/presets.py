@@ -162,6 +162,14 @@ def fallback_value(name: str, current, preset: str, options=None, low=None, high
     return min(max(current, low if low is not None else current), high if high is not None else current)
 
 
+def fallback_source(name: str, fixed, preset: str) -> str:
+    """Where fallback_value's answer came from, for the note beside it: "GPT-2 small's value", "the default" or "the
+    nearest allowed" (a visitor who asked for 384 heads sees why 12, or 2, came back)."""
+    if preset in PRESETS and PRESETS[preset].get(name) == fixed:
+        return f"{'the book' if preset == 'book' else PRESET_TITLES.get(preset, preset)}'s value"
+    return "the default" if fixed == PARAMS[name].default else "the nearest allowed"
+
+
 def url_value(name: str, value) -> str:
     """How a value is written back into the URL."""
     if PARAMS[name].kind is bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 from screens.registry import BY_NAME
 
-from . import check
+from . import check, fill
 from .check_js import CANVAS_TEXT, MEASURE, SKIP
 from .cutting import HEIGHT, TOP_BAND, WIDTH, layout_slides, small_text
 from .naming import numbered, stem, with_presenter
@@ -90,26 +90,25 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
     for i, slide in enumerate(slides, 1):
         top = slide.start - slide.band
         tall = max(height, slide.stop - top)  # a unit taller than a slide: captured whole, then scaled to fit
-        page.evaluate("""([top, stop, bottom, bg, height]) => {
-          for (const [y, h] of [[top, stop - top], [bottom, top + height - bottom]]) {
-            const d = document.createElement('div'); d.className = 'slides-band';
-            d.style.cssText = `position:fixed;left:0;top:${y}px;width:100%;height:${h}px;background:${bg};z-index:2147483647`;
-            document.body.appendChild(d);
-          }
-        }""", [top, slide.start, slide.stop, layout["bg"], tall])
+        title = check.title_slide(layout["blocks"], slide.start, slide.stop)
+        image = capture(page, top, slide.start, slide.stop, tall, width, layout["bg"], args.scale)
+        stop, ratio, seen = slide.stop, 1.0, measured  # seen: what the check reads cuts from
+        if not title and tall <= height and check.filled(image, layout["bg"]) < check.MIN_FILLED:
+            larger = fill.zoom_in(page, slide.start, slide.stop, height - slide.band, lambda: wait_ready(page, args.timeout))
+            if larger:  # laid out again, larger (fill.py); the zoom comes off before the next slide
+                ratio, stop, seen = larger
+                image = capture(page, top, slide.start, stop, tall, width, layout["bg"], args.scale)
+                fill.zoom_out(page, lambda: wait_ready(page, args.timeout))
+                scaled.append(f"{name}__{i:02d}.png drawn {ratio:.2f} times as large: it filled under "
+                              f"{check.MIN_FILLED:.0%} of the slide")
         file = out / f"{name}__{i:02d}.png"
-        shot = page.screenshot(animations="disabled", clip={"x": 0, "y": top, "width": width, "height": tall})
-        image = fit_slide(shot, layout["bg"], args.scale)
         image.save(file)
-        page.evaluate("document.querySelectorAll('.slides-band').forEach(d => d.remove())")
         files.append(file)
-        args.reports.append(check.SlideReport(file.name, check.cut_flags(measured, slide.start, slide.stop)
+        args.reports.append(check.SlideReport(file.name, check.cut_flags(seen, slide.start, stop)
                                               + check.small_text_flags(measured, slide.start, slide.stop,
-                                                                       slide.scale, args.zoom)
+                                                                       slide.scale * ratio, args.zoom)
                                               + captions.get(i - 1, [])
-                                              + check.fill_flag(check.filled(image, layout["bg"]),
-                                                                  check.title_slide(layout["blocks"], slide.start,
-                                                                                    slide.stop))))
+                                              + check.fill_flag(check.filled(image, layout["bg"]), title)))
         if slide.scale < 1:
             size = small_text(slide.fonts)
             px = args.zoom * slide.scale  # image pixels per CSS pixel of text, on a 1920 x 1080 slide
@@ -118,6 +117,21 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
                 if size else ", no text"))
     page.set_viewport_size({"width": round(width), "height": round(height)})
     return files, problems, scaled
+
+
+def capture(page, top: float, start: float, stop: float, tall: float, width: float, background: str, scale: float):
+    """One slide: the page from `top`, `tall` CSS px high, with blank bands over what lies above `start` and below
+    `stop` (the neighbouring slides' content), fitted to 16:9."""
+    page.evaluate("""([top, stop, bottom, bg, height]) => {
+      for (const [y, h] of [[top, stop - top], [bottom, top + height - bottom]]) {
+        const d = document.createElement('div'); d.className = 'slides-band';
+        d.style.cssText = `position:fixed;left:0;top:${y}px;width:100%;height:${h}px;background:${bg};z-index:2147483647`;
+        document.body.appendChild(d);
+      }
+    }""", [top, start, stop, background, tall])
+    shot = page.screenshot(animations="disabled", clip={"x": 0, "y": top, "width": width, "height": tall})
+    page.evaluate("document.querySelectorAll('.slides-band').forEach(d => d.remove())")
+    return fit_slide(shot, background, scale)
 
 
 def fit_slide(png: bytes, background: str, scale: float):
@@ -172,9 +186,12 @@ def screenshots(args, params: list[tuple[str, str]], screens: list[str]) -> tupl
                     print(f"ERROR on screen {screen}: {problem.splitlines()[0] if problem else '(empty)'}")
         finally:
             browser.close()
+    larger = [note for note in scaled if " times as large" in note]
+    scaled = [note for note in scaled if note not in larger]
     with_text = [note for note in scaled if _px(note)]
     print(f"{len(scaled)} slide(s) scaled down to fit"
-          + (f"; the smallest small text on them: {min(with_text, key=_px)}" if with_text else ""))
+          + (f"; the smallest small text on them: {min(with_text, key=_px)}" if with_text else "")
+          + f"; {len(larger)} drawn larger to fill them")
     return failed, (write_check(args, params) if args.layout == "pages" else 0)
 
 

@@ -5,7 +5,8 @@ A slide is flagged when
   edge, a chart's text past its canvas or shortened with '…' (check_js.MEASURE finds them in the page);
 - text on it is under MIN_TEXT_PX at 1920 x 1080 (its CSS size x the slide's scale x --zoom);
 - it is less than MIN_FILLED filled (filled(): the share of the slide's area, in CELL-pixel squares, that
-  holds anything but the background), unless it is a screen's title slide (title_slide());
+  holds anything but the background), unless it is a screen's title slide (title_slide()). Such a slide is first
+  laid out again larger (fill.py), as far as nothing on it is cut or wraps where it must not; this reads the result;
 - a picture and its caption (or legend, colour bar) are on different slides.
 Every run writes the report beside the slides (check__<params>.txt, or check.txt); --strict makes a flagged
 slide fail the run. Pure Python on what the page reported, so tests/test_slides_check.py drives it directly.

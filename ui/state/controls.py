@@ -31,7 +31,7 @@ def heads_picker(d_out: int, num_tokens: int | None = None) -> int:
     why = (f"{{old}} heads at {num_tokens:,} tokens would hold more attention weights than this screen computes "
            f"(at most {MAX_HEAD_CELLS:,}: 12 heads at 1,024 tokens)" if bounded and value("heads") in every else
            f"{{old}} heads do not divide d_out = {d_out}")
-    clamp("heads", options=options, fallback_note=why + "; showing {new} instead.")
+    clamp("heads", options=options, fallback_note=why + "; showing {new} instead ({source}).")
     return control(st.select_slider, label, "heads", options=options)
 
 

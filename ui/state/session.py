@@ -8,8 +8,8 @@ import functools
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from attention_core.lessons.presets import (PARAMS, PRESET_OWN, PRESET_TITLES, PRESETS, code, fallback_value,
-                                            parse_param, url_params)
+from attention_core.lessons.presets import (PARAMS, PRESET_OWN, PRESET_TITLES, PRESETS, code, fallback_source,
+                                            fallback_value, parse_param, url_params)
 from ui.server import run_gate
 from ui.server import public
 
@@ -159,7 +159,7 @@ def clamp(name: str, options=None, low=None, high=None, fallback_note: str | Non
     """Keep a stored value valid for a widget whose range depends on other controls.
 
     An invalid value falls back to the preset's value (or the default) when that one is valid
-    here, else to the nearest valid value, with a note on screen.
+    here, else to the nearest valid value, with a note on screen ({old}, {new} and {source}, where {new} came from).
     """
     current = value(name)
     fixed = fallback_value(name, current, value("preset"), options, low, high)
@@ -167,7 +167,7 @@ def clamp(name: str, options=None, low=None, high=None, fallback_note: str | Non
         return current
     set_value(name, fixed)
     if fallback_note:
-        note(fallback_note.format(old=current, new=fixed))
+        note(fallback_note.format(old=current, new=fixed, source=fallback_source(name, fixed, value("preset"))))
     return fixed
 
 
