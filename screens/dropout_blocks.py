@@ -77,7 +77,7 @@ def one_cell_by_hand(weights, keep, dropped, q: int, k: int, p: float, train: bo
     why = ("it is in the future of the query, so the causal mask had already set it to 0" if k > q
            else "eval mode keeps every weight" if not train
            else "dropout removed it" if m == 0 else f"it survived and was scaled by 1/(1 − p) = {1 / (1 - p):.4f}")
-    st.caption(f"One cell by hand: α is the causal weight of query {labels[q]} for key {labels[k]}, m the keep "
+    st.caption(f"One cell by hand: α is the causal weight of query “{labels[q]}” for key “{labels[k]}”, m the keep "
                f"mask (1 kept, 0 dropped): {why}.")
 
 

@@ -7,7 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from attention_core.drawing import charts, numbers
+from attention_core.drawing import charts
 from attention_core.drawing.text import md_escape
 from attention_core.lessons import rope
 from attention_core.lessons.head_counts import STACK_WEIGHTS
@@ -172,5 +172,4 @@ def mistakes(record: dict) -> None:
     for item in rope.mistakes(record):
         pitfall(item["name"], item["code"], item["right_code"],
                 f"{item['measure']}: {item['wrong']:.4f}: {item['says']}.",
-                f"{item['measure']}: {numbers.scientific(item['right'])} (float32 rounding)" if item["right"] < 1e-3 else
-                f"{item['measure']}: {item['right']:.4f}")
+                rope.right_words(item))

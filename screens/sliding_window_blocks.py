@@ -121,7 +121,7 @@ def sweep(settings: Settings, num_heads: int) -> None:
     columns = [f"dim {i + 1}" for i in range(shown)] + ["max |Δ| vs causal, any query"]
     data_table(pd.DataFrame.from_dict(rows, orient="index", columns=columns), width="content",
                  height=table_height(len(rows)))
-    st.caption(f"The context vector of the last query, {md_escape(settings.labels[q])} ("
+    st.caption(f"The context vector of the last query, “{md_escape(settings.labels[q])}” ("
                + (f"its {shown} dims" if shown == settings.d_out else f"the first {shown} of its {settings.d_out:,} dims")
                + "), at each W: it is the first to lose keys as W shrinks. "
                + swa.sweep_sentence(windows, found["vs_causal"], num_tokens))

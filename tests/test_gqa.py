@@ -165,3 +165,11 @@ def test_a_num_kv_groups_that_does_not_divide_the_heads_falls_back_with_a_note()
     at = open_screen("gqa", preset="gpt2-small", kv_groups="5")
     assert not at.exception
     assert any("num_kv_groups 5 does not divide num_heads = 12" in w.value for w in at.warning)
+
+
+def test_a_demonstration_in_a_yellow_box_carries_a_warning_sign_not_a_cross():
+    # A teacher read: a yellow ✗ under "The README's model, handed the class's number". Red boxes keep the cross.
+    at = open_screen("gqa", sections=["questions", "mistakes"])
+    warnings, errors = [w.proto.icon for w in at.warning], [e.proto.icon for e in at.error]
+    assert any(icon == ":material/warning:" for icon in warnings), warnings
+    assert ":material/close:" not in warnings and errors and set(errors) == {":material/close:"}, (warnings, errors)

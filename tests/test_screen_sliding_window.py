@@ -1,8 +1,10 @@
 """AppTest: the sliding-window screen at the book's sizes (every W in the browser, the class's numbers in the view and
 the sections) and at GPT-2 small's (W a server slider), and a bad ?sliding_window= gets a note."""
+import numpy as np
 import torch
 
 from attention_core.book.inputs import BOOK_INPUTS
+from attention_core.drawing import matrix_images
 from attention_core.lessons import sliding_window as swa
 from conftest import open_screen, page_text, view_row, views
 
@@ -67,3 +69,15 @@ def test_gpt2_small_preset_moves_w_on_the_server_and_sends_one_window():
 def test_the_window_trace_runs_on_the_requested_device_or_says_why_not():
     record, used, note = swa.window_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, window=3)
     assert used == "cpu" and note is None and record["attn_weights"].device == torch.device("cpu")
+
+
+def test_a_masks_overview_names_what_each_pixel_shows():
+    # A teacher read: "each pixel is the max of a 4 × 4 block" under a band drawn dark (dark = 0 = may see). A mask
+    # drawn with 0 dark is reduced as 1 − mask, so each pixel is the min of its block of the mask the caption names.
+    at = open_screen("sliding-window", preset="gpt2-small", sliding_window=3, sections="all")
+    captions = [i.caption for e in at.get("image") for i in e.proto.imgs if "drawn as an image" in i.caption]
+    assert len(captions) == 2 and all("each pixel is the min of a 4 × 4 block" in c for c in captions), captions
+    diff = np.arange(1024)[:, None] - np.arange(1024)[None, :]  # query − key
+    hidden = ((diff < 0) | (diff >= 3)).astype(np.float32)  # (T, T): the window's mask, 1 = hidden
+    reduced, *_ = matrix_images.overview_blocks(1 - hidden, "mask")  # what the picture draws
+    assert np.array_equal(1 - reduced, hidden.reshape(256, 4, 256, 4).min(axis=(1, 3)))

@@ -312,6 +312,16 @@ def mistakes(record: dict, offset_later: int = 10) -> list[dict]:
     ]
 
 
+def right_words(item: dict) -> str:
+    """A common mistake's right-hand figure (mistakes()) in words that follow it: "float32 rounding" only where it is
+    within SAME, the bar this screen holds equal scores to, and said with that bar (a teacher read found 1.4 × 10⁻⁵
+    called rounding beside "agreement means ≤ 10⁻⁵", the bar of another comparison)."""
+    right = item["right"]
+    if right <= SAME:
+        return f"{item['measure']}: {scientific(right)}, float32 rounding (within {scientific(SAME)}, this screen's bar)"
+    return f"{item['measure']}: {right:.4f}"
+
+
 def agreement_checks(record: dict) -> list[tuple[str, float]]:
     """The book's rotation against PyTorch's complex numbers (Meta's way: q · e^(i·position·θ) on neighbour pairs)
     and against the length it must keep: (label, max |difference|)."""

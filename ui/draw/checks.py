@@ -54,7 +54,8 @@ def pitfall(title: str, wrong_code: str, right_code: str, wrong, right, wrong_bo
     left, right_col = st.columns(2)
     with left:
         st.code(wrong_code, language="python", wrap_lines=True)  # a slide cuts no line
-        wrong_box(wrong, icon=":material/close:")
+        # A red box says wrong with a cross; a yellow one (a demonstration) with a warning sign, not a yellow cross.
+        wrong_box(wrong, icon=":material/close:" if wrong_box is st.error else ":material/warning:")
     with right_col:
         st.code(right_code, language="python", wrap_lines=True)
         st.success(right, icon=":material/check:")

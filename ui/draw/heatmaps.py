@@ -59,6 +59,8 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
     flipped = kind == "mask" and mask_dark == 0  # the picture only: its table keeps the mask's own values
     png, blocks, (low, high) = cached_image(("image", key, kind, scale, flipped),
                                             lambda: overview_png(1 - values if flipped else values, kind, scale))
+    if flipped:  # the max of 1 − mask is the min of the mask the caption names: a block with one 0 is drawn as 0
+        blocks = blocks.replace("the max of", "the min of")
     draw_image(png, title, f"{title}: {values.shape[0]:,} × {values.shape[1]:,} drawn as an image ({blocks})"
                + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
     if legend:
