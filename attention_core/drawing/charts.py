@@ -116,7 +116,9 @@ def heatmap(matrix, row_labels, col_labels, kind: str = "weights", title: str = 
                                 strokeWidth=alt.value(4)).transform_filter("datum.outline == 'cell'"))
     # Cells keep a readable size: wide enough for "0.1234" when values are printed.
     if max(rows, cols) <= CELL_TEXT_MAX:
-        width, height = alt.Step(64 * font_scale), alt.Step(40 * font_scale)
+        # On a slide (font_scale 1.6) cells of 93 px hold "0.1234" at 21 px, and a 6 × 6 map with its axis and legend
+        # fits a half-width column (816 px): at 102 px it ran 34 px past it.
+        width, height = alt.Step(64 * min(font_scale, 1.45)), alt.Step(40 * font_scale)
     else:
         width = height = alt.Step(max(4, size // max(rows, cols)))
     return alt.layer(*layers).properties(title=title, width=width, height=height)

@@ -92,19 +92,19 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
         tall = max(height, slide.stop - top)  # a unit taller than a slide: captured whole, then scaled to fit
         title = check.title_slide(layout["blocks"], slide.start, slide.stop)
         image = capture(page, top, slide.start, slide.stop, tall, width, layout["bg"], args.scale)
-        stop, ratio, seen = slide.stop, 1.0, measured  # seen: what the check reads cuts from
+        start, stop, ratio, seen = slide.start, slide.stop, 1.0, measured  # seen: what the check reads cuts from
         if not title and tall <= height and check.filled(image, layout["bg"]) < check.MIN_FILLED:
             larger = fill.zoom_in(page, slide.start, slide.stop, height - slide.band, lambda: wait_ready(page, args.timeout))
             if larger:  # laid out again, larger (fill.py); the zoom comes off before the next slide
-                ratio, stop, seen = larger
-                image = capture(page, top, slide.start, stop, tall, width, layout["bg"], args.scale)
+                ratio, start, stop, seen = larger
+                image = capture(page, start - slide.band, start, stop, tall, width, layout["bg"], args.scale)
                 fill.zoom_out(page, lambda: wait_ready(page, args.timeout))
                 scaled.append(f"{name}__{i:02d}.png drawn {ratio:.2f} times as large: it filled under "
                               f"{check.MIN_FILLED:.0%} of the slide")
         file = out / f"{name}__{i:02d}.png"
         image.save(file)
         files.append(file)
-        args.reports.append(check.SlideReport(file.name, check.cut_flags(seen, slide.start, stop)
+        args.reports.append(check.SlideReport(file.name, check.cut_flags(seen, start, stop)
                                               + check.small_text_flags(measured, slide.start, slide.stop,
                                                                        slide.scale * ratio, args.zoom)
                                               + captions.get(i - 1, [])

@@ -11,7 +11,7 @@ without it. The deck's check (check.py) then reads the larger slide, its cuts me
 from . import check
 from .check_js import MEASURE, SKIP
 
-MAX_ZOOM = 1.8  # at most this many times the page's own size (presenter text of 22 px becomes about 40 px)
+MAX_ZOOM = 2.2  # at most this many times the page's own size (presenter text of 22 px becomes 48 px)
 MIN_GAIN = 1.15  # below this a zoom changes too little to be worth laying the slide out again
 STEPS = 5  # bisections of the ratio between 1 and MAX_ZOOM
 
@@ -23,20 +23,26 @@ ZOOM = """([start, stop, ratio]) => {
   const origin = main.getBoundingClientRect().top - main.scrollTop;
   document.querySelectorAll('[data-slides-zoom]').forEach(e => { e.style.zoom = ''; e.removeAttribute('data-slides-zoom'); });
   if (ratio === 1) return null;
-  // What runs on from the slide before (a code block, a table, a paragraph) is never zoomed in part: its lines would
-  // zoom one by one. Boxes around elements are opened to find what lies wholly on the slide; text is not.
+  // Boxes around elements are opened to find what lies wholly on the slide; an element itself (a code block, a
+  // table, a paragraph) is zoomed whole or not at all: its lines must not zoom one by one. The one that runs on from
+  // the slide before (the tail of a long listing) is zoomed whole, and the slide then starts where its first line on
+  // this slide has moved to; one that runs on to the next slide leaves the slide as it is.
   const WHOLE = 'pre, code, table, p, ul, ol, svg, canvas, img, iframe, .katex-display, [data-testid="stMarkdown"],'
     + ' [data-testid="stCode"], [data-testid="stCaptionContainer"], [data-testid="stTable"], [data-testid="stMetric"]';
   const picked = [];
+  let runOn = null, runsPast = false;
   const visit = parent => {
     for (const e of parent.children) {
       const r = e.getBoundingClientRect(), top = r.top - origin, bottom = r.bottom - origin;
       if (r.height === 0 || bottom <= start || top >= stop) continue;
       if (top >= start - 1 && bottom <= stop + 1) picked.push(e);
       else if (!e.matches(WHOLE)) visit(e);
+      else if (top < start && bottom <= stop + 1 && !runOn) { runOn = [e, top]; picked.push(e); }
+      else runsPast = true;
     }
   };
   visit(document.querySelector('[data-testid="stMainBlockContainer"]'));
+  if (runsPast) return {zoomed: 0};
   // A table cell of a few characters that wraps once zoomed (a shape split over two lines) reads worse than a
   // smaller slide: it counts as cut. Long cells (a line of code, a sentence) may wrap.
   const lines = cell => { const r = document.createRange(); r.selectNodeContents(cell);
@@ -57,7 +63,9 @@ ZOOM = """([start, stop, ratio]) => {
   }
   cut = cut || inside.some(x => !before.has(x) && clipped(x))
     || picked.some(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1);
-  return {bottom, cut, zoomed: picked.length};
+  // Where the slide's first line now is: start itself, unless the element running on from the slide before grew.
+  const first = runOn ? runOn[0].getBoundingClientRect().top - origin + (start - runOn[1]) * ratio : start;
+  return {start: first, bottom, cut, zoomed: picked.length};
 }"""
 
 
@@ -66,9 +74,9 @@ def best_ratio(page, start: float, stop: float, room: float) -> float:
     nothing cut sideways (bisection: the height grows with the ratio, by more than it for wrapped prose)."""
     def fits(ratio: float) -> bool:
         placed = page.evaluate(ZOOM, [start, stop, ratio])
-        if not placed or not placed["zoomed"] or placed["cut"] or placed["bottom"] - start > room:
+        if not placed or not placed["zoomed"] or placed["cut"] or placed["bottom"] - placed["start"] > room:
             return False
-        return not check.cut_flags(page.evaluate(MEASURE, SKIP), start, placed["bottom"])  # the check's own rule
+        return not check.cut_flags(page.evaluate(MEASURE, SKIP), placed["start"], placed["bottom"])  # the check's rule
 
     if fits(MAX_ZOOM):
         return MAX_ZOOM
@@ -80,17 +88,17 @@ def best_ratio(page, start: float, stop: float, room: float) -> float:
     return low
 
 
-def zoom_in(page, start: float, stop: float, room: float, wait) -> tuple[float, float, dict] | None:
-    """Lay the slide from start to stop out larger: (ratio, its new stop, the check's MEASURE of the zoomed page), or
-    None where no ratio of MIN_GAIN or more fits. The zoom stays on until zoom_out; `wait` waits for the page to settle
-    (charts redrawn at their new width)."""
+def zoom_in(page, start: float, stop: float, room: float, wait) -> tuple[float, float, float, dict] | None:
+    """Lay the slide from start to stop out larger: (ratio, its new start and stop, the check's MEASURE of the zoomed
+    page), or None where no ratio of MIN_GAIN or more fits. The zoom stays on until zoom_out; `wait` waits for the
+    page to settle (charts redrawn at their new width)."""
     ratio = best_ratio(page, start, stop, room)
     if ratio < MIN_GAIN:
         return None
     page.evaluate(ZOOM, [start, stop, ratio])
     wait()
     placed = page.evaluate(ZOOM, [start, stop, ratio])  # measured again once charts have redrawn
-    return ratio, min(start + room, placed["bottom"] + 8), page.evaluate(MEASURE, SKIP)
+    return ratio, placed["start"], min(placed["start"] + room, placed["bottom"] + 8), page.evaluate(MEASURE, SKIP)
 
 
 def zoom_out(page, wait) -> None:
