@@ -24,25 +24,28 @@ ZOOM = """([start, stop, ratio]) => {
   document.querySelectorAll('[data-slides-zoom]').forEach(e => { e.style.zoom = ''; e.removeAttribute('data-slides-zoom'); });
   if (ratio === 1) return null;
   // Boxes around elements are opened to find what lies wholly on the slide; an element itself (a code block, a
-  // table, a paragraph) is zoomed whole or not at all: its lines must not zoom one by one. The one that runs on from
-  // the slide before (the tail of a long listing) is zoomed whole, and the slide then starts where its first line on
-  // this slide has moved to; one that runs on to the next slide leaves the slide as it is.
+  // table, a paragraph) is zoomed whole or not at all: its lines must not zoom one by one. One that runs on from the
+  // slide before (the tail of a long listing) or on to the next (its head) is zoomed whole too, and the slide then
+  // starts, or ends, where its cut between two lines has moved to: every line grows by the same ratio.
   const WHOLE = 'pre, code, table, p, ul, ol, svg, canvas, img, iframe, .katex-display, [data-testid="stMarkdown"],'
     + ' [data-testid="stCode"], [data-testid="stCaptionContainer"], [data-testid="stTable"], [data-testid="stMetric"]';
   const picked = [];
-  let runOn = null, runsPast = false;
+  let runOn = null, runsPast = null, more = false;
   const visit = parent => {
     for (const e of parent.children) {
       const r = e.getBoundingClientRect(), top = r.top - origin, bottom = r.bottom - origin;
       if (r.height === 0 || bottom <= start || top >= stop) continue;
-      if (top >= start - 1 && bottom <= stop + 1) picked.push(e);
-      else if (!e.matches(WHOLE)) visit(e);
-      else if (top < start && bottom <= stop + 1 && !runOn) { runOn = [e, top]; picked.push(e); }
-      else runsPast = true;
+      if (top >= start - 1 && bottom <= stop + 1) { picked.push(e); continue; }
+      if (!e.matches(WHOLE)) { visit(e); continue; }
+      // At most one element straddles each edge (columns side by side, each running on, are left as they are)
+      if ((top < start && runOn) || (bottom > stop + 1 && runsPast)) { more = true; continue; }
+      if (top < start) runOn = [e, top];
+      if (bottom > stop + 1) runsPast = [e, top];  // both: one listing across the whole slide
+      picked.push(e);
     }
   };
   visit(document.querySelector('[data-testid="stMainBlockContainer"]'));
-  if (runsPast) return {zoomed: 0};
+  if (more) return {zoomed: 0};
   // A table cell of a few characters that wraps once zoomed (a shape split over two lines) reads worse than a
   // smaller slide: it counts as cut. Long cells (a line of code, a sentence) may wrap.
   const lines = cell => { const r = document.createRange(); r.selectNodeContents(cell);
@@ -63,9 +66,11 @@ ZOOM = """([start, stop, ratio]) => {
   }
   cut = cut || inside.some(x => !before.has(x) && clipped(x))
     || picked.some(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1);
-  // Where the slide's first line now is: start itself, unless the element running on from the slide before grew.
-  const first = runOn ? runOn[0].getBoundingClientRect().top - origin + (start - runOn[1]) * ratio : start;
-  return {start: first, bottom, cut, zoomed: picked.length};
+  // Where the slide's first and last lines now are: start itself, unless the element running on from the slide
+  // before grew; just below what is on it, unless an element runs on to the next slide, whose cut moved.
+  const moved = ([e, top], y) => e.getBoundingClientRect().top - origin + (y - top) * ratio;
+  const first = runOn ? moved(runOn, start) : start;
+  return {start: first, stop: runsPast ? moved(runsPast, stop) : bottom + 8, cut, zoomed: picked.length};
 }"""
 
 
@@ -74,9 +79,9 @@ def best_ratio(page, start: float, stop: float, room: float) -> float:
     nothing cut sideways (bisection: the height grows with the ratio, by more than it for wrapped prose)."""
     def fits(ratio: float) -> bool:
         placed = page.evaluate(ZOOM, [start, stop, ratio])
-        if not placed or not placed["zoomed"] or placed["cut"] or placed["bottom"] - placed["start"] > room:
+        if not placed or not placed["zoomed"] or placed["cut"] or placed["stop"] - placed["start"] > room:
             return False
-        return not check.cut_flags(page.evaluate(MEASURE, SKIP), placed["start"], placed["bottom"])  # the check's rule
+        return not check.cut_flags(page.evaluate(MEASURE, SKIP), placed["start"], placed["stop"])  # the check's rule
 
     if fits(MAX_ZOOM):
         return MAX_ZOOM
@@ -98,7 +103,7 @@ def zoom_in(page, start: float, stop: float, room: float, wait) -> tuple[float, 
     page.evaluate(ZOOM, [start, stop, ratio])
     wait()
     placed = page.evaluate(ZOOM, [start, stop, ratio])  # measured again once charts have redrawn
-    return ratio, placed["start"], min(placed["start"] + room, placed["bottom"] + 8), page.evaluate(MEASURE, SKIP)
+    return ratio, placed["start"], min(placed["start"] + room, placed["stop"]), page.evaluate(MEASURE, SKIP)
 
 
 def zoom_out(page, wait) -> None:
