@@ -10,8 +10,8 @@ import streamlit as st
 
 from attention_core.book.variants.gpt_with_kv_gqa import kv_head_of
 from attention_core.drawing.numbers import listing
-from attention_core.lessons import gqa
-from ui.compute.cache import stage_call
+from attention_core.lessons import claims, gqa
+from ui.compute.cache import head_distance, stage_call
 from ui.draw.checks import agreement, pitfall
 from ui.draw.heatmaps import show_matrix
 from ui.state.settings import Settings
@@ -73,6 +73,9 @@ def group_maps(record: dict, settings: Settings, num_heads: int, num_kv_groups: 
             st.markdown(f"query head {i + 1} · {kv_label(kv)}")
             show_matrix(record["weights"][record["heads"].index(i)], settings, "weights", f"query head {i + 1}",
                         selected_row=q, legend=i == drawn[0])
+    if len(drawn) > 1:  # what to look for, measured: at GPT-2's size random maps look alike as noise
+        distance = head_distance(*(record["weights"][record["heads"].index(i)] for i in drawn))  # (T, T) maps
+        st.caption(claims.heads_claim(distance, len(drawn), trained=False))
 
 
 def cache_and_parameters(record: dict, num_tokens: int, d_out: int, num_heads: int, num_kv_groups: int) -> None:

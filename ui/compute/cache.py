@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from attention_core.lessons import agreement, efficiency, experiments, head_counts, initialisation, traces
+from attention_core.lessons import agreement, claims, efficiency, experiments, head_counts, initialisation, traces
 from ui.compute.byte_cache import byte_cache
 from ui.compute.keys import fingerprint
 from ui.state.settings import Settings
@@ -154,6 +154,17 @@ def dropout_stack(attn_weights: torch.Tensor, rates, seed: int, train: bool) -> 
     """traces.dropout_stack once per weights and seed, not per rerun (21 dropout masks a rerun on /dropout);
     one object per set, so the view's cache key is not re-hashed either."""
     return _dropout_stack(fingerprint(attn_weights), tuple(rates), seed, train, _weights=attn_weights)
+
+
+@byte_cache(max_mb=1)
+def _head_distance(fingerprints: tuple, *, _maps):
+    return claims.head_distance(torch.stack(_maps))
+
+
+def head_distance(*maps: torch.Tensor) -> float:
+    """claims.head_distance of (T, T) maps computed elsewhere, once per set: four 1,024-token maps take about 100 ms,
+    on every rerun otherwise."""
+    return _head_distance(tuple(fingerprint(m) for m in maps), _maps=maps)
 
 
 @byte_cache(max_mb=40, spinner="Computing…")
