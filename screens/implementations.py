@@ -33,7 +33,10 @@ st.caption(f"Largest |implementation − chapter| on a seeded batch of 2 × 6 to
            f"{numbers.within_tolerance(0)}. – (d_in ≠ d_out): nn.MultiheadAttention cannot be built there, since its "
            "query is its embed_dim wide; it needs d_in = d_out.")
 label = st.selectbox("Show the code of", [v[0] for v in IMPLEMENTATIONS.values()], index=2, key="impl_code")
-ui.show_code(next(cls for name, cls in IMPLEMENTATIONS.values() if name == label), title=f"The code: {label}")
+# The app's versions, not the notebook's as printed: one constructor for all eight, and copy_from (a teacher read)
+ui.show_code(next(cls for name, cls in IMPLEMENTATIONS.values() if name == label),
+             title=f"The code: {label}, this app's version (the notebook's idea, with the chapter's constructor "
+                   "and copy_from)")
 
 st.subheader("How fast, how much memory")
 st.markdown(f"GPT-2 small's layer ({bonus_bench.GPT2['d_in']} → {bonus_bench.GPT2['d_out']}, "

@@ -219,11 +219,13 @@ def test_each_common_mistake_differs_from_the_right_result():
     assert torch.equal(wrong_cos[:, :4:2], record["cos"][:, :2]) and not torch.equal(wrong_cos, record["cos"])
 
 
-def test_a_mistakes_right_figure_is_called_rounding_only_within_the_screens_bar():
-    item = {"measure": "largest difference", "right": 1.4e-5}
-    assert rope.right_words(item) == ("largest difference: 1.4 × 10⁻⁵, float32 rounding (within 10⁻⁴, "
-                                      "this screen's bar)")
-    assert rope.right_words(dict(item, right=3e-4)) == "largest difference: 0.0003"  # over the bar: a plain number
+def test_a_mistakes_right_figure_is_called_rounding_only_when_tiny_and_against_the_mistakes_own():
+    item = {"measure": "largest difference", "right": 1.4e-5, "wrong": 0.7}
+    assert rope.right_words(item) == "largest difference: 1.4 × 10⁻⁵, float32 rounding (50,000 times smaller than " \
+                                     "the mistake's 0.7000)"
+    assert rope.right_words(dict(item, right=0.0)) == ("largest difference: 0, float32 rounding (against the "
+                                                       "mistake's 0.7000)")
+    assert rope.right_words(dict(item, right=3e-4)) == "largest difference: 0.0003"  # not rounding: a plain number
     assert rope.right_words(dict(item, right=2.5)) == "largest difference: 2.5000"
 
 

@@ -18,9 +18,11 @@ def test_first_load_shows_a_quick_measurement(monkeypatch):
     assert "Efficiency: fused attention" in [t.value for t in at.title]
     specs = chart_specs(at)
     assert len(specs) == 2  # time and memory, before any button
-    assert sorted(asked) == [(256, 5), (512, 5)]
+    repeats = at.slider(key="eff_repeats").value  # the quick measurement uses the slider's repeats and says so
+    assert sorted(asked) == [(256, repeats), (512, repeats)]
     text = page_text(at)
     assert "quick first measurement" in text and "Press **Measure**" in text
+    assert f"at least {repeats} calls each" in text  # a teacher read: the slider said 3 beside "at least 5 calls"
     # "Where the quadratic bites" is a folded section: it runs only when open. (Its body's formula, not the "3.2 GB"
     # it computes: on a GPU the measurement's own caption may name that size too.)
     assert "8,192² × 4 bytes" not in text
@@ -72,7 +74,7 @@ def test_the_two_explanations_are_two_sections_and_open_together():
     assert "online softmax" in text  # the first section's body
     assert "12 × 8,192² × 4 bytes = **3.2 GB**" in text  # computed
     every = at.dataframe[-1].value  # "Every measurement": the median and the fastest of how many calls
-    assert {"ms", "fastest_ms", "calls"} <= set(every.columns) and (every["calls"] >= 5).all()
+    assert {"ms", "fastest_ms", "calls"} <= set(every.columns) and (every["calls"] >= at.slider(key="eff_repeats").value).all()
     assert (every["fastest_ms"] <= every["ms"]).all()
     # differences written as on every screen ("6.6 × 10⁻⁷", never "6.6e-07"); the course row has none: a dash
     assert all(d in ("–", "0") or "× 10" in d for d in every["max_abs_diff"]), list(every["max_abs_diff"])

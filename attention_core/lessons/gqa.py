@@ -217,7 +217,8 @@ def gqa_questions(num_heads: int, num_kv_groups: int, d_in: int, d_out: int, num
         f"n_kv_groups for the group size instead, issue #922.)", low=0, high=heads_asked)
     shape = Question(
         _identity("gqa", "shape", num_tokens, d_out),
-        f"Set num_kv_groups = 1 (multi-query attention: one key/value head shared by all {num_heads} query heads). Does the output's "
+        f"Set num_kv_groups = 1 (multi-query attention: one key/value head shared by "
+        f"{'both' if num_heads == 2 else f'all {num_heads}'} query heads). Does the output's "
         f"shape change from (1, {num_tokens:,}, {d_out:,})?", "yesno", False,
         f"No: it stays (1, {num_tokens:,}, {d_out:,}). repeat_interleave hands the one key/value head to every query "
         f"head, each head still gives head_dim = {d_out // num_heads} columns, and out_proj maps d_out to d_out.")

@@ -314,11 +314,12 @@ def mistakes(record: dict, offset_later: int = 10) -> list[dict]:
 
 def right_words(item: dict) -> str:
     """A common mistake's right-hand figure (mistakes()) in words that follow it: "float32 rounding" only where it is
-    within SAME, the bar this screen holds equal scores to, and said with that bar (a teacher read found 1.4 × 10⁻⁵
-    called rounding beside "agreement means ≤ 10⁻⁵", the bar of another comparison)."""
-    right = item["right"]
+    within SAME, and then measured against the mistake's own figure, not against another comparison's bar (teacher
+    reads found 1.4 × 10⁻⁵ called rounding beside "agreement means ≤ 10⁻⁵", then a second bar of 10⁻⁴)."""
+    right, wrong = item["right"], item["wrong"]
     if right <= SAME:
-        return f"{item['measure']}: {scientific(right)}, float32 rounding (within {scientific(SAME)}, this screen's bar)"
+        times = f"{wrong / right:,.0f} times smaller than" if right > 0 else "against"
+        return f"{item['measure']}: {scientific(right)}, float32 rounding ({times} the mistake's {wrong:.4f})"
     return f"{item['measure']}: {right:.4f}"
 
 

@@ -21,31 +21,37 @@ STEPS = 5  # bisections of the ratio between 1 and MAX_ZOOM
 ZOOM = """([start, stop, ratio]) => {
   const main = document.querySelector('[data-testid="stMain"]');
   const origin = main.getBoundingClientRect().top - main.scrollTop;
-  document.querySelectorAll('[data-slides-zoom]').forEach(e => { e.style.zoom = ''; e.removeAttribute('data-slides-zoom'); });
+  document.querySelectorAll('[data-slides-zoom]').forEach(e => {
+    e.style.zoom = ''; e.removeAttribute('data-slides-zoom');
+    e.querySelectorAll(':not(pre) > code').forEach(c => { c.style.whiteSpace = ''; });
+  });
   if (ratio === 1) return null;
   // Boxes around elements are opened to find what lies wholly on the slide; an element itself (a code block, a
-  // table, a paragraph) is zoomed whole or not at all: its lines must not zoom one by one. One that runs on from the
-  // slide before (the tail of a long listing) or on to the next (its head) is zoomed whole too, and the slide then
-  // starts, or ends, where its cut between two lines has moved to: every line grows by the same ratio.
+  // table, a paragraph) is zoomed whole or not at all: its lines must not zoom one by one. A slide holding a piece of
+  // one (a listing running on from the slide before or on to the next) stays as it is: a teacher's read found a
+  // listing changing size from one slide to the next less readable than a slide half full.
   const WHOLE = 'pre, code, table, p, ul, ol, svg, canvas, img, iframe, .katex-display, [data-testid="stMarkdown"],'
-    + ' [data-testid="stCode"], [data-testid="stCaptionContainer"], [data-testid="stTable"], [data-testid="stMetric"]';
+    + ' [data-testid="stCode"], [data-testid="stCaptionContainer"], [data-testid="stTable"], [data-testid="stMetric"],'
+    + ' [data-testid="stElementContainer"]:not(:has([data-testid="stVerticalBlock"]))';  // an element: a picture and its caption
   const picked = [];
-  let runOn = null, runsPast = null, more = false;
+  let partial = false;
   const visit = parent => {
     for (const e of parent.children) {
       const r = e.getBoundingClientRect(), top = r.top - origin, bottom = r.bottom - origin;
       if (r.height === 0 || bottom <= start || top >= stop) continue;
-      if (top >= start - 1 && bottom <= stop + 1) { picked.push(e); continue; }
-      if (!e.matches(WHOLE)) { visit(e); continue; }
-      // At most one element straddles each edge (columns side by side, each running on, are left as they are)
-      if ((top < start && runOn) || (bottom > stop + 1 && runsPast)) { more = true; continue; }
-      if (top < start) runOn = [e, top];
-      if (bottom > stop + 1) runsPast = [e, top];  // both: one listing across the whole slide
-      picked.push(e);
+      if (top >= start - 1 && bottom <= stop + 1) picked.push(e);
+      else if (!e.matches(WHOLE)) visit(e);
+      else partial = true;
     }
   };
   visit(document.querySelector('[data-testid="stMainBlockContainer"]'));
-  if (more) return {zoomed: 0};
+  if (partial) return {zoomed: 0};
+  // No text grows past the page's title: a lone metric drawn 2.2 times as large reads as a banner, not a slide.
+  const sizeOf = e => parseFloat(getComputedStyle(e).fontSize) || 0;
+  const title = 2.75 * sizeOf(document.documentElement);  // Streamlit's st.title: 2.75rem
+  const largest = Math.max(1, ...picked.flatMap(e => [e, ...e.querySelectorAll('*')])
+    .filter(x => [...x.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())).map(sizeOf));
+  if (ratio * largest > title * 1.05) return {zoomed: 0, tooLarge: true};
   // A table cell of a few characters that wraps once zoomed (a shape split over two lines) reads worse than a
   // smaller slide: it counts as cut. Long cells (a line of code, a sentence) may wrap.
   const lines = cell => { const r = document.createRange(); r.selectNodeContents(cell);
@@ -59,6 +65,8 @@ ZOOM = """([start, stop, ratio]) => {
   const inside = picked.flatMap(e => [e, ...e.querySelectorAll('*')]);
   const before = new Set(inside.filter(clipped));
   picked.forEach(e => { e.setAttribute('data-slides-zoom', ''); e.style.zoom = ratio; });
+  // Inline code in re-wrapped prose keeps its line ("transpose(1, 2)", a shape): the line breaks before it instead.
+  picked.forEach(e => e.querySelectorAll(':not(pre) > code').forEach(c => { c.style.whiteSpace = 'nowrap'; }));
   let bottom = start, cut = cells.some(([c, n]) => lines(c) > n)
     || code.some(([c, h]) => c.getBoundingClientRect().height > h * ratio + 2);
   for (const e of picked) {
@@ -66,11 +74,7 @@ ZOOM = """([start, stop, ratio]) => {
   }
   cut = cut || inside.some(x => !before.has(x) && clipped(x))
     || picked.some(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1);
-  // Where the slide's first and last lines now are: start itself, unless the element running on from the slide
-  // before grew; just below what is on it, unless an element runs on to the next slide, whose cut moved.
-  const moved = ([e, top], y) => e.getBoundingClientRect().top - origin + (y - top) * ratio;
-  const first = runOn ? moved(runOn, start) : start;
-  return {start: first, stop: runsPast ? moved(runsPast, stop) : bottom + 8, cut, zoomed: picked.length};
+  return {start, stop: bottom + 8, cut, zoomed: picked.length};
 }"""
 
 

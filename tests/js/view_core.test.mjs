@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  dimLength, frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, rankedKeys, barColours, barShade, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  dimLength, everyKey, frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, rankedKeys, barColours, barShade, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
   shadeColours, urlWith,
 } from "../../ui/view/view_core.mjs";
 import { notSentText, overviewPixels } from "../../ui/view/view_core.mjs";
@@ -256,4 +256,11 @@ test("arithmeticText numbers rows and columns from `first`: RoPE's positions cou
   assert.equal(arithmeticText("ω", q, k, 2, 4, 1, 9544, 4, 8, ["q", "k"], 0),
                "ω(4,1) = q4·k1 = (-0.2000)×0.5500 + 0.0100×0.8700 = 0.9544");
   assert.equal(arithmeticText("ω", q, k, 2, 4, 1, 9544, 4), "ω(5,2) = q5·k2 = (-0.2000)×0.5500 + 0.0100×0.8700 = 0.9544");
+});
+
+test("the bars' title says both keys and its only key, not all 2 keys", () => {
+  assert.equal(everyKey(1), "its only key");
+  assert.equal(everyKey(2), "both keys");
+  assert.equal(everyKey(6), "all 6 keys");
+  assert.equal(everyKey(1024), "all 1,024 keys");
 });

@@ -8,6 +8,7 @@ import torch
 from attention_core.drawing import numbers
 
 from ui.compute.keys import fingerprint
+from ui.draw.code import fits_beside
 from attention_core.drawing.numbers import scientific
 
 _CHECKED: collections.OrderedDict = collections.OrderedDict()  # the last 256 checks' results (floats)
@@ -51,7 +52,9 @@ def pitfall(title: str, wrong_code: str, right_code: str, wrong, right, wrong_bo
     """A mistake and its fix side by side: the code, then what each one gives. The readers' questions
     pass wrong_box=st.warning: they are demonstrations, and slides treat an error box as a broken screen."""
     st.markdown(f"**{title}**")
-    left, right_col = st.columns(2)
+    widest = max(len(line) for line in (wrong_code + "\n" + right_code).splitlines())
+    # Side by side while every line fits half the column; else one above the other, so no line wraps to column 0
+    left, right_col = st.columns(2) if fits_beside(widest, 0.5) else (st.container(), st.container())
     with left:
         st.code(wrong_code, language="python", wrap_lines=True)  # a slide cuts no line
         # A red box says wrong with a cross; a yellow one (a demonstration) with a warning sign, not a yellow cross.

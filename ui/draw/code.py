@@ -67,6 +67,12 @@ SLIDE_CHARS = 140  # characters of code across the main column on a 1920-pixel s
 CELL_LINES = 28  # a class this short goes beside its output with the snippet, so the three share one slide
 
 
+def fits_beside(widest_line: int, share: float) -> bool:
+    """Whether code whose longest line has this many characters fits unwrapped in a column `share` of the main
+    column wide (a code block's padding takes about 6 characters)."""
+    return widest_line <= share * SLIDE_CHARS - 6
+
+
 def book_source(cls) -> str:
     """A book class's source without the app's docstring: the class as the book prints it."""
     lines = source(cls).splitlines(keepends=True)
@@ -90,8 +96,11 @@ def show_snippet(snippet: printed.Snippet) -> None:
     widest = [max(len(line) for line in text.splitlines()) for text in (left_text, done.text)]
     # The output's column as wide as its longest line needs (a printed row wrapped mid-tensor misreads), up to
     # two thirds; a longer code line (a comment) wraps in the code's column instead.
-    share = min(max((widest[1] + 4) / SLIDE_CHARS, 1 - widest[0] / sum(widest), 0.35), 0.65)
-    code, output = st.columns([1 - share, share])  # the code beside what it prints, as a notebook cell and its output
+    share = min(max((widest[1] + 6) / SLIDE_CHARS, 1 - widest[0] / sum(widest), 0.35), 0.65)
+    if fits_beside(widest[0], 1 - share) and fits_beside(widest[1], share):  # the code beside what it prints
+        code, output = st.columns([1 - share, share])
+    else:  # a line would wrap to column 0 beside the output (students copy it): the code above, its output below
+        code, output = st.container(), st.container()
     for text in (classes if beside else []) + [snippet.code.rstrip("\n")]:
         code.code(text, language="python", wrap_lines=True)
     earlier = printed.names_from_earlier(snippet)

@@ -298,7 +298,7 @@ function drawBars(v, src, set) {
   const keys = apart === null ? listed : listed.concat([apart]); // the selected key after the list, labelled
   const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j) ?? 0)));
   const by = src.meta.ranked && v.meta.rank?.name; // a ranked view names what it ranks by: the softmax's 0.0000s too
-  set.title.textContent = `${src.title}, query ${label(v, i)}: ${listed.length >= visible ? `all ${visible} keys`
+  set.title.textContent = `${src.title}, query ${label(v, i)}: ${listed.length >= visible ? everyKey(visible)
     : (by ? `the ${listed.length} of ${visible.toLocaleString("en-US")} keys with the largest ${by}`
        : `the ${listed.length} largest of ${visible.toLocaleString("en-US")} keys`)
       + `, largest first${apart === null ? "" : "; then the selected key"}`}`;

@@ -198,6 +198,11 @@ export function rowKeys(codeOf, visible, selected, limit, candidates = null) {
  * keys, largest first, ties to the lower key, padded past the last key): its first `limit` visible keys in that
  * order, and the selected key apart when it is not among them and every list has its number (`selectable`). The
  * scores and their softmax then name the same keys, although softmax rounds many of them to 0.0000. */
+/** "all 6 keys", but "both keys" and "its only key": the bars' title when every visible key is listed. */
+export function everyKey(visible) {
+  return visible === 1 ? "its only key" : visible === 2 ? "both keys" : `all ${visible.toLocaleString("en-US")} keys`;
+}
+
 export function rankedKeys(ranked, visible, selected, limit, selectable = true) {
   const chosen = Array.from(ranked).filter((j) => j < visible).slice(0, limit);
   if (chosen.length === visible) return { keys: chosen.sort((a, b) => a - b), apart: null }; // all of them
