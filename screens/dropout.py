@@ -64,12 +64,14 @@ def screen():
 
     with ui.section("keep", "Keep mask and where dropout struck", icon=":material/grid_on:") as shown:
         if shown:
-            if num_tokens > charts.ALTAIR_MAX:
-                ui.show_where_dropped(keep, visible, "after dropout")
-            ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
-            st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those are "
-                       "already 0 from the causal mask, so keeping or dropping them changes nothing. A visible weight "
-                       "that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker than the scale.")
+            if num_tokens > charts.ALTAIR_MAX:  # the share dropped per block: the keep mask's own overview, a block
+                ui.show_where_dropped(keep, visible, "after dropout")  # of 0/1 cells, was one solid dark square
+            else:
+                ui.show_matrix(keep, settings, "mask", "keep mask: dark = kept, light = dropped", selected_cell=(q, k))
+                st.caption("The keep mask is drawn for every cell, the future ones above the diagonal included; those "
+                           "are already 0 from the causal mask, so keeping or dropping them changes nothing. A visible "
+                           "weight that turns 0 after dropout was dropped; a scaled survivor above 1 is drawn darker "
+                           "than the scale.")
     with ui.section("draws", "Row sums and the average over many draws", icon=":material/stacked_line_chart:") as shown:
         if shown:
             blocks.many_draws(weights, dropped, p, seed, settings.labels)

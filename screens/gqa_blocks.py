@@ -85,11 +85,11 @@ def cache_and_parameters(record: dict, num_tokens: int, d_out: int, num_heads: i
     fewer = (f"{params['shrink']} times fewer" if params["shrink"] > 1 else "as many (one key/value head a query head)")
     left, middle, right = st.columns(3)
     left.metric("K/V cache, this layer (float32)", f"{cache['gqa']:,} bytes")
-    middle.metric("multi-head attention's", f"{cache['mha']:,} bytes")
+    middle.metric("multi-head attention's cache", f"{cache['mha']:,} bytes")
     right.metric("W_key parameters (counted)", f"{params['W_key']:,}", help=f"MultiHeadAttention: {params['mha_key']:,}")
     st.caption(f"The cache keeps each token's keys and values: 2 × {num_tokens:,} tokens × {kv_heads(num_kv_groups)} "
-               f"× head_dim {cache['head_dim']} × 4 bytes, {smaller} than with {num_heads} (num_heads / "
-               f"num_kv_groups = {num_heads}/{num_kv_groups}). W_key and W_value have {params['W_key']:,} parameters "
+               f"× head_dim {cache['head_dim']} × 4 bytes, {smaller} than with {num_heads} key/value heads, as many "
+               f"as the query heads (num_heads / num_kv_groups = {num_heads}/{num_kv_groups}). W_key and W_value have {params['W_key']:,} parameters "
                f"each against MultiHeadAttention's {params['mha_key']:,}: {fewer}; W_query and out_proj keep theirs.")
 
 

@@ -38,7 +38,9 @@ def screen():
                           fallback_note="Start position {old} is not one of " + ", ".join(map(str, rope.OFFSETS))
                                         + "; using {new}.")
         if scrubbed:  # the layer's view moves it in the browser
-            st.caption(f"The sentence starts at position {offset:,}; move it in the layer's view below.")
+            st.caption(f"The sentence starts at position {offset:,}"  # in class mode the view waits for the reveal
+                       + (", movable in the layer's view once the questions are answered." if settings.quiz else
+                          "; move it in the layer's view below."))
         else:
             offset = ui.control(st.select_slider, "Sentence starts at position", "rope_offset",
                                 options=list(rope.OFFSETS))

@@ -41,3 +41,9 @@ def test_significant_keeps_four_digits_a_reader_can_use():
     assert numbers.significant(1.23456) == "1.235" and numbers.significant(0.0123456) == "0.01235"
     assert numbers.significant(-0.49771) == "-0.4977" and numbers.significant(0) == "0"
     assert numbers.significant(2.84e7) == "2.84 × 10⁷" and numbers.significant(float("inf")) == "inf"
+
+
+def test_a_long_listing_says_how_many_values_it_stands_for():
+    # A teacher read: "1.0179, 1.0160, …." ended four sentences at GPT-2 small's size.
+    assert numbers.listing([0.5, 0.25]) == "0.5000, 0.2500"
+    assert numbers.listing(list(range(1024)), limit=2) == "0.0000, 1.0000, … (1,024 in all)"

@@ -244,3 +244,12 @@ def test_at_gpt2_size_the_map_marks_every_dropped_cell_apart_from_small_weights(
     marked = int(np.unpackbits(view["dropped"]["bits"].to_numpy().astype(np.uint8)).sum())
     dropped = next(m for m in at.metric if m.label == "Visible weights dropped").value  # "52,539 of 524,800"
     assert marked == int(dropped.split(" of ")[0].replace(",", "")) > 40_000  # p = 0.1 of 524,800 visible cells
+
+
+def test_at_gpt2_size_the_keep_section_draws_where_dropout_struck_not_a_solid_keep_mask():
+    # A teacher read: at p = 0.1 every 4 × 4 block of the 0/1 keep mask holds a kept cell, so its overview was one
+    # solid dark square under "light = dropped". The share dropped per block shows where dropout struck.
+    at = open_screen("dropout", preset="gpt2-small", sections=["keep"])
+    captions = [i.caption for e in at.get("image") for i in e.proto.imgs]
+    assert any(c.startswith("Where dropout struck: 1,024 × 1,024") for c in captions), captions
+    assert not any(c.startswith("keep mask") for c in captions), captions

@@ -89,7 +89,7 @@ def heads_claim(distance: float, heads: int, trained: bool) -> str:
                    "the differences appear with training (see *What heads learn*)."))
     if trained:
         return f"The maps above differ for that reason: {measured}."
-    return (f"The maps above differ, {measured}, but only by chance: with untrained, random weights no head has "
+    return (f"The maps above differ: {measured}. That is chance alone: with untrained, random weights no head has "
             "learned a role yet (see *What heads learn* for heads that have).")
 
 

@@ -254,9 +254,11 @@ def trained_questions(task: str, ablated: list, accuracy: float, induction=None,
         cost = (accuracy - flat[strongest]) * 100
         result.append(Question(
             _identity("trained", "backup", task, tuple(flat), tuple(scores)),
-            f"Head {names[strongest]} is the strongest induction head (score {scores[strongest]:.2f}). Switched off "
-            "alone, does accuracy fall by more than 10 points?", "yesno", cost > 10,
-            f"It falls by {cost:.1f} points ({accuracy:.3f} → {flat[strongest]:.3f}). "
+            # The prompt names the head, not its induction score: asked beside the first question ("which head costs
+            # the most?"), "the strongest induction head" pointed at its answer (a teacher read of the quiz deck).
+            f"Switch off head {names[strongest]} alone. Does accuracy fall by more than 10 points?", "yesno", cost > 10,
+            f"It falls by {cost:.1f} points ({accuracy:.3f} → {flat[strongest]:.3f}). Head {names[strongest]} is the "
+            f"strongest induction head (score {scores[strongest]:.2f}). "
             + ("Other layer-2 heads do the same induction and back it up." if cost <= 10 else
                "No other head does its job well enough to cover for it.")))
     return result
