@@ -42,7 +42,7 @@ def size_in_bytes(count: float) -> str:
 
 def listing(values, limit: int = 8) -> str:
     """The first `limit` values of a tensor as text: 4 decimals, or scientific once they overflow it; a longer one
-    says how many there are ("…, 1.0160, … (1,024 in all)"), so a sentence's full stop never follows a bare "…"."""
+    says how many there are ("…, 1.0160, … (1,024 in all)"): a sentence's full stop never follows a bare "…"."""
     flat = torch.as_tensor(values).flatten()
     shown = [f"{float(v):.4f}" if abs(float(v)) < 1e5 else f"{float(v):.3e}" for v in flat[:limit]]
     return ", ".join(shown) + (f", … ({flat.numel():,} in all)" if flat.numel() > limit else "")

@@ -46,12 +46,13 @@ ZOOM = """([start, stop, ratio]) => {
   };
   visit(document.querySelector('[data-testid="stMainBlockContainer"]'));
   if (partial) return {zoomed: 0};
-  // No text grows past the page's title: a lone metric drawn 2.2 times as large reads as a banner, not a slide.
+  // No text but a heading grows far past the page's title: a lone metric drawn 2.2 times as large reads as a banner.
   const sizeOf = e => parseFloat(getComputedStyle(e).fontSize) || 0;
   const title = 2.75 * sizeOf(document.documentElement);  // Streamlit's st.title: 2.75rem
   const largest = Math.max(1, ...picked.flatMap(e => [e, ...e.querySelectorAll('*')])
-    .filter(x => [...x.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())).map(sizeOf));
-  if (ratio * largest > title * 1.05) return {zoomed: 0, tooLarge: true};
+    .filter(x => !x.closest('h1, h2, h3, h4, h5, h6')
+                 && [...x.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())).map(sizeOf));
+  if (ratio * largest > title * 1.3) return {zoomed: 0, tooLarge: true};
   // A table cell of a few characters that wraps once zoomed (a shape split over two lines) reads worse than a
   // smaller slide: it counts as cut. Long cells (a line of code, a sentence) may wrap.
   const lines = cell => { const r = document.createRange(); r.selectNodeContents(cell);
