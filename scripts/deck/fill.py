@@ -16,8 +16,9 @@ MIN_GAIN = 1.15  # below this a zoom changes too little to be worth laying the s
 STEPS = 5  # bisections of the ratio between 1 and MAX_ZOOM
 
 # ([start, stop, ratio]): zoom the largest elements of the main column lying wholly between start and stop (CSS px
-# from the top of its scroll area, as page_js.LAYOUT measures); ratio 1 takes every such zoom off. Returns the
-# bottom of the zoomed elements and whether anything inside them is cut sideways or wraps where it must not.
+# from the top of its scroll area, as page_js.LAYOUT measures); ratio 1 takes every such zoom off. Returns where the
+# zoomed slide starts and stops, whether anything on it is cut sideways or wraps where it must not, and how many
+# elements were zoomed (0: the slide holds part of an element, or its text would grow past a title's size).
 ZOOM = """([start, stop, ratio]) => {
   const main = document.querySelector('[data-testid="stMain"]');
   const origin = main.getBoundingClientRect().top - main.scrollTop;
