@@ -89,8 +89,8 @@ def cache_and_parameters(record: dict, num_tokens: int, d_out: int, num_heads: i
     right.metric("W_key parameters (counted)", f"{params['W_key']:,}", help=f"MultiHeadAttention: {params['mha_key']:,}")
     st.caption(f"The cache keeps each token's keys and values: 2 × {num_tokens:,} tokens × {kv_heads(num_kv_groups)} "
                f"× head_dim {cache['head_dim']} × 4 bytes, {smaller} than with {num_heads} key/value heads, as many "
-               f"as the query heads (num_heads / num_kv_groups = {num_heads}/{num_kv_groups}). W_key and W_value have {params['W_key']:,} parameters "
-               f"each against MultiHeadAttention's {params['mha_key']:,}: {fewer}; W_query and out_proj keep theirs.")
+               f"as the query heads (num_heads / num_kv_groups = {num_heads}/{num_kv_groups}). W_key and W_value have "
+               f"{params['W_key']:,} parameters each against MultiHeadAttention's {params['mha_key']:,}: {fewer}; W_query and out_proj keep theirs.")
 
 
 def readme_example() -> None:

@@ -59,21 +59,26 @@ def window(matrix, row_start: int, col_start: int, size: int) -> np.ndarray:
     return values[row_start: row_start + size, col_start: col_start + size]
 
 
-def overview(values: np.ndarray, kind: str, scale: colour.ColourScale | str | None = None):
+def overview(values: np.ndarray, kind: str, scale: colour.ColourScale | str | None = None, inverted: bool = False):
     """(RGB image, how it was reduced, its colour range) of a large matrix, on `scale` (colour.scale_for(kind,
     scale): a ColourScale, or for weights "absolute" or "share").
 
     weights: block maxima (a peak stays visible); shares: block means of the log2 shares (the geometric
     mean of a block's shares); scores: block means. A block with no visible cell is hatched as masked.
+    inverted: draw 1 − values (a mask whose 0 is drawn dark), described in terms of `values` (overview_blocks).
     """
-    reduced, scale, (low, high), blocks = overview_blocks(values, kind, scale)
+    reduced, scale, (low, high), blocks = overview_blocks(values, kind, scale, inverted)
     image = scale.image(reduced, (low, high), max(1, 512 // max(reduced.shape)))
     return image, blocks, (low, high)
 
 
-def overview_blocks(values: np.ndarray, kind: str, scale: colour.ColourScale | str | None = None):
+def overview_blocks(values: np.ndarray, kind: str, scale: colour.ColourScale | str | None = None,
+                    inverted: bool = False):
     """(the reduced matrix, the ColourScale and domain it is drawn with, how it was reduced): the overview
-    before it becomes pixels (the attention view sends these blocks as shades)."""
+    before it becomes pixels (the attention view sends these blocks as shades). inverted: reduce 1 − values; the
+    words still name `values`, so a block maximum of 1 − values is "the min of" a block of values."""
+    if inverted:
+        values = 1 - values
     factor = overview_factor(max(values.shape))
     scale = colour.scale_for(kind, scale or "absolute")
     if scale.relative:
@@ -88,7 +93,8 @@ def overview_blocks(values: np.ndarray, kind: str, scale: colour.ColourScale | s
         # Scores: the range of what is drawn (block means), to its 98th percentile, so that a bright
         # diagonal (x · x) does not wash every other block out to white.
         low, high = colour.score_range(reduced, SCORE_PERCENTILE) if scale.around_zero else scale.domain(values)
-    blocks = (f"each pixel is the {how} of a {factor} × {factor} block of cells" if factor > 1
+    said = {"max": "min", "min": "max"}.get(how, how) if inverted else how
+    blocks = (f"each pixel is the {said} of a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
     return reduced, scale, (low, high), blocks
 

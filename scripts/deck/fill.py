@@ -53,7 +53,7 @@ ZOOM = """([start, stop, ratio]) => {
   const largest = Math.max(1, ...picked.flatMap(e => [e, ...e.querySelectorAll('*')])
     .filter(x => !x.closest('h1, h2, h3, h4, h5, h6')
                  && [...x.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())).map(sizeOf));
-  if (ratio * largest > title * 1.3) return {zoomed: 0, tooLarge: true};
+  if (ratio * largest > title * 1.3) return {zoomed: 0};
   // A table cell of a few characters that wraps once zoomed (a shape split over two lines) reads worse than a
   // smaller slide: it counts as cut. Long cells (a line of code, a sentence) may wrap.
   const lines = cell => { const r = document.createRange(); r.selectNodeContents(cell);

@@ -58,9 +58,7 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
         return
     flipped = kind == "mask" and mask_dark == 0  # the picture only: its table keeps the mask's own values
     png, blocks, (low, high) = cached_image(("image", key, kind, scale, flipped),
-                                            lambda: overview_png(1 - values if flipped else values, kind, scale))
-    if flipped:  # the max of 1 − mask is the min of the mask the caption names: a block with one 0 is drawn as 0
-        blocks = blocks.replace("the max of", "the min of")
+                                            lambda: overview_png(values, kind, scale, inverted=flipped))
     draw_image(png, title, f"{title}: {values.shape[0]:,} × {values.shape[1]:,} drawn as an image ({blocks})"
                + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
     if legend:
@@ -69,10 +67,11 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
                  alt=f"colour scale: {words}")
 
 
-def overview_png(values: np.ndarray, kind: str, scale: colour.ColourScale):
+def overview_png(values: np.ndarray, kind: str, scale: colour.ColourScale, inverted: bool = False):
     """The overview as PNG bytes, encoded once: st.image would encode a 512 x 512 array on every rerun
-    (tens of ms each), and the same bytes are stored once by Streamlit's media manager for every session."""
-    image, blocks, value_range = matrix_images.overview(values, kind, scale)
+    (tens of ms each), and the same bytes are stored once by Streamlit's media manager for every session.
+    inverted: 1 − values drawn, its caption's words about values (matrix_images.overview_blocks)."""
+    image, blocks, value_range = matrix_images.overview(values, kind, scale, inverted)
     return png_bytes(image), blocks, value_range
 
 
