@@ -12,6 +12,8 @@ from contextlib import asynccontextmanager
 
 import streamlit as st
 
+from first_imports import LOCK as FIRST_IMPORTS
+
 
 @asynccontextmanager
 async def warm_up_at_start(_app):
@@ -21,8 +23,9 @@ async def warm_up_at_start(_app):
 
 
 def _start_warmup() -> None:
-    from screens import registry  # the app's own modules load here, not in the server's event loop
-    from ui.server import allocator, warmup
+    with FIRST_IMPORTS:  # a visitor's first run may import the app meanwhile: one after the other (first_imports.py)
+        from screens import registry  # the app's own modules load here, not in the server's event loop
+        from ui.server import allocator, warmup
     allocator.limit_arenas()  # before the visitors' threads allocate (ui/server/allocator.py)
     warmup.start_once(registry.STAGE_PATHS)
 

@@ -8,13 +8,16 @@ from pathlib import Path
 
 import streamlit as st
 
-import ui
-from ui.server import run_gate
-from ui.server import allocator
-from ui.state import sections
-from ui.server import warmup
-from ui.teach import room
-from screens import registry
+from first_imports import LOCK as FIRST_IMPORTS
+
+with FIRST_IMPORTS:  # app.py may be importing the app in its start-up thread: one after the other (first_imports.py)
+    import ui
+    from ui.server import run_gate
+    from ui.server import allocator
+    from ui.state import sections
+    from ui.server import warmup
+    from ui.teach import room
+    from screens import registry
 
 FAVICON = Path(__file__).resolve().parent / "ui" / "draw" / "favicon.png"
 
