@@ -41,19 +41,22 @@ def mask_and_buffer(record: dict, settings: Settings, context_length: int) -> No
     st.caption("In both pictures dark = may see and light = blocked, although the tensors hold opposite values: "
                "torch.tril keeps a 1 where a query may see the key, the buffer a 1 where the key is in the future "
                "(masked_fill then sets those scores to −∞).")
-    m1, m2, m3 = st.columns(3)
-    m1.metric("buffer `mask` (registered once)", f"{tuple(buffer.shape)}")
-    m2.metric(f"used: mask[:{T}, :{T}]", f"{tuple(used_mask.shape)}")
     if context_length > T:  # the same module built at context_length T: its weights must not differ
         same, _, _ = causal(settings, "mask", T)
         diff = stages.max_abs_diff(record["attn_weights"], same["attn_weights"])
+        m1, m2, m3 = st.columns(3)
+        m1.metric("buffer `mask` (registered once)", f"{tuple(buffer.shape)}")
+        m2.metric(f"used: mask[:{T}, :{T}]", f"{tuple(used_mask.shape)}")
         m3.metric(f"max |weights(context_length={context_length}) − weights({T})|", f"{diff:.1g}")
         st.success(f"Identical weights: the module builds a {context_length} × {context_length} buffer but slices "
                    f"`mask[:{T}, :{T}]`, so only its top-left corner ever meets the {T:,} × {T:,} scores. "
                    f"context_length is the longest input the module accepts, not a change to the math.")
-    elif T < MAX_TOKENS:
-        st.caption(f"Move context_length above {T:,} to see that a larger buffer gives the same weights. Below {T:,} "
-                   f"the slice would be smaller than the scores and PyTorch would raise a shape error.")
+    else:  # buffer and slice are the same matrix: two equal shapes would fill a slide and say nothing more
+        st.caption(f"Here the buffer `mask` registered once is {T:,} × {T:,}, one row per token, so the slice "
+                   f"`mask[:{T}, :{T}]` is all of it."
+                   + (f" Move context_length above {T:,} to see that a larger buffer gives the same weights. Below "
+                      f"{T:,} the slice would be smaller than the scores and PyTorch would raise a shape error."
+                      if T < MAX_TOKENS else ""))
 
 
 def what_goes_wrong(record: dict, settings: Settings, q: int, names: list[str], who: str) -> None:

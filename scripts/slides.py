@@ -20,8 +20,9 @@ left mostly empty joins its neighbour where both fit. At a preset other than the
 the preset does not change are left out (the run says which; --keep-unchanged makes them too).
 Files sort in the sidebar's order (01-home, 02-scores, ...: screens/registry.py). What the app marks for the
 teacher alone (ui.for_the_teacher: a download command, a missing file) is left out, and named in left-out*.txt.
-The deck checks itself (scripts/deck/check.py): every slide with something cut at an edge, text under 16 px, less
-than a quarter filled, or a caption apart from its picture is reported, and written to check*.txt beside the slides.
+The deck checks itself (scripts/deck/check.py): every slide with something cut at an edge, a wrapped line of code,
+text under 16 px, less than a quarter filled, or a caption apart from its picture is reported, and written to
+check*.txt beside the slides.
 The exit status is 1 when a screen shows an exception or an st.error, or with --strict when the check flags a slide.
 The code: scripts/deck/.
 """

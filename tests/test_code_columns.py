@@ -26,3 +26,34 @@ def test_every_code_line_fits_its_column_on_a_slide(page):
     wrapped = [(round(share, 2), max(text.splitlines(), key=len)) for share, text in code_in_columns(at._tree)
                if share < 1 and not fits_beside(max(map(len, text.splitlines() or [""])), share)]
     assert not wrapped, wrapped
+
+
+def snippet_pairs(node, parent=None):
+    """(the block around a book snippet's output, that block's parent) for every "What it prints" caption."""
+    for child in getattr(node, "children", {}).values():
+        if type(child).__name__ == "Caption" and child.value.startswith("What it prints"):
+            yield node, parent
+        yield from snippet_pairs(child, node)
+
+
+def codes(node):
+    return [c.value for c in getattr(node, "children", {}).values() if type(c).__name__ == "Code"] + [
+        text for c in getattr(node, "children", {}).values() for text in codes(c)]
+
+
+@pytest.mark.parametrize("page", ["scores", "softmax", "mask", "dropout", "heads"])
+def test_a_book_snippet_and_what_it_prints_are_one_block_without_the_class(page):
+    """A slide keeps what belongs together: the snippet and its output share one block (side by side or stacked),
+    which a slide holds whole where it fits; a long class above them is a block of its own, so the pair is not split
+    to make room for it (issue 35: the wrapper's snippet on one slide, its output alone on the next)."""
+    at = open_screen(page, sections="all", presenter=1)
+    pairs = list(snippet_pairs(at._tree))
+    assert pairs, "no book snippet on the screen"
+    for output, pair in pairs:
+        inside = codes(pair)
+        snippets = [c for c in inside if not c.startswith("class ") and c not in codes(output)]
+        classes = [c for c in inside if c.startswith("class ")]
+        beside = type(pair).__name__ == "Column" or any(type(c).__name__ == "Column"
+                                                         for c in getattr(pair, "children", {}).values())
+        assert snippets, f"{page}: an output without its snippet in its block"
+        assert beside or not classes, f"{page}: a stacked pair holds the class too: {classes[0][:40]!r}"

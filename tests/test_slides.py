@@ -262,6 +262,7 @@ def cut():
     st.markdown(WORDS)
     st.code("attn = torch.softmax(" + ", ".join(f"argument_{i}" for i in range(40)) + ")", wrap_lines=False)
     pictures(200)  # over its neighbour
+    st.code("total = 0\\ntotal = " + " + ".join(f"term_{i}" for i in range(60)), wrap_lines=True)  # wraps to column 0
 
 def fine():
     st.title("Nothing cut, nothing small")
@@ -315,6 +316,7 @@ def test_the_check_flags_a_cut_code_block_small_text_and_an_empty_slide_and_stri
             files.add(file)
     assert any(f.startswith("cut: ") and " px wide in a " in f and "argument_3" in f for f in flags["cut"]), report
     assert any(f.startswith("cut: table ") and " past its stColumn" in f for f in flags["cut"]), report
+    assert any(f.startswith("cut: a code line wraps") and "term_3" in f for f in flags["cut"]), report
     assert any(f.startswith("small text: ") and "10.0 px" in f for f in flags["tiny"]), report
     assert any(f.startswith("nearly empty: ") for f in flags["empty"]), report
     assert "fine" not in flags and "teacher" not in flags, report  # nothing cut, small or empty there

@@ -2,7 +2,8 @@
 
 A slide is flagged when
 - something on it is cut: a code block, formula or table wider than its box, text past the slide's right
-  edge, a chart's text past its canvas or shortened with '…' (check_js.MEASURE finds them in the page);
+  edge, a chart's text past its canvas or shortened with '…', a line of code or of a printed tensor wrapped to the
+  block's left edge (check_js.MEASURE finds them in the page);
 - text on it is under MIN_TEXT_PX at 1920 x 1080 (its CSS size x the slide's scale x --zoom);
 - it is less than MIN_FILLED filled (filled(): the share of the slide's area, in CELL-pixel squares, that
   holds anything but the background), unless it is a screen's title slide (title_slide()). Such a slide is first

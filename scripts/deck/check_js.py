@@ -74,6 +74,37 @@ MEASURE = """(skip) => {
     boxes.push(e);
     add(cut, r, `${name(e)} ${e.scrollWidth} px wide in a ${e.clientWidth} px box: "${short(e.innerText)}"`);
   }
+  // A line of code or of a printed tensor that wraps: its continuation starts a row at the block's left, under the
+  // indentation students copy (Streamlit's code blocks wrap rather than scroll). Each drawn row that does not begin
+  // a line of the text is flagged where it lies.
+  for (const pre of root.querySelectorAll('[data-testid="stCode"] pre')) {
+    if (!shown(pre) || within(pre)) continue;
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    let top = -Infinity, fresh = true, first = null;
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const parts = n.textContent.split('\\n');
+      let offset = 0;
+      parts.forEach((part, i) => {
+        if (part.length) {
+          const range = document.createRange();
+          range.setStart(n, offset);
+          range.setEnd(n, offset + part.length);
+          for (const r of [...range.getClientRects()].filter(r => r.height > 1 && r.width > 0)) {
+            if (r.top > top + 1 && !fresh && !first) first = r;  // a new row that no newline began
+            top = Math.max(top, r.top);
+            fresh = false;
+          }
+        }
+        offset += part.length + 1;
+        if (i < parts.length - 1) fresh = true;  // a newline follows this part: the next row is a line's own
+      });
+    }
+    if (first) {
+      boxes.push(pre);
+      add(cut, first, `a code line wraps in a ${Math.round(pre.clientWidth)} px box: "${short(pre.innerText.split('\\n')
+        .reduce((a, b) => b.length > a.length ? b : a, ''))}"`);
+    }
+  }
   // A picture wider than its column (or section): its neighbour covers it, or the section's edge cuts it.
   const COLUMN = '[data-testid="stColumn"], [data-testid="stExpanderDetails"], [data-testid="stMainBlockContainer"]';
   for (const e of root.querySelectorAll('canvas, img, svg, table, [data-testid="stVegaLiteChart"]')) {

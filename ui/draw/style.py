@@ -13,9 +13,10 @@ TAP_PX = 44  # WCAG 2.5.5's target size: each answer a student taps in class mod
 # Streamlit sizes its text in rem, so one root size enlarges all of it, except st.dataframe's canvas and st.table's
 # cells (14 px whatever the root size): presenter mode draws a tensor as an st.table (ui.table), sized here.
 # Inline code (not a code block: code inside a pre keeps its size) is 0.75 em of its text: 14.4 px in a caption, a
-# radio option or an expander's title, too small for a room; 18 px keeps it
-# at 16 px or more on a slide scaled to 0.9.
-PRESENTER = ('html { font-size: 22px; } code:not(pre code) { font-size: max(0.8em, 18px) !important; } '
+# radio option or an expander's title, too small for a room. At least a caption's own size (0.875rem, 19.25 px)
+# keeps it: a slide is scaled down only until its captions reach 16 px (scripts/deck/cutting.py), and inline code
+# at 18 px then came out at 15 px ("-1e9" in a mistake's title on /mask, scaled to 0.83).
+PRESENTER = ('html { font-size: 22px; } code:not(pre code) { font-size: max(0.8em, 0.875rem) !important; } '
              '[data-testid="stTable"] :is(th, td) { font-size: 0.8rem; }')
 
 ALWAYS = f"""
