@@ -51,12 +51,12 @@ def mask_and_buffer(record: dict, settings: Settings, context_length: int) -> No
         st.success(f"Identical weights: the module builds a {context_length} × {context_length} buffer but slices "
                    f"`mask[:{T}, :{T}]`, so only its top-left corner ever meets the {T:,} × {T:,} scores. "
                    f"context_length is the longest input the module accepts, not a change to the math.")
-    else:  # buffer and slice are the same matrix: two equal shapes would fill a slide and say nothing more
+    elif T < MAX_TOKENS:  # buffer and slice are the same matrix: two equal shapes would fill a slide, saying no more
         st.caption(f"Here the buffer `mask` registered once is {T:,} × {T:,}, one row per token, so the slice "
-                   f"`mask[:{T}, :{T}]` is all of it."
-                   + (f" Move context_length above {T:,} to see that a larger buffer gives the same weights. Below "
-                      f"{T:,} the slice would be smaller than the scores and PyTorch would raise a shape error."
-                      if T < MAX_TOKENS else ""))
+                   f"`mask[:{T}, :{T}]` is all of it. Move context_length above {T:,} to see that a larger buffer "
+                   f"gives the same weights. Below {T:,} the slice would be smaller than the scores and PyTorch would "
+                   "raise a shape error.")
+    # At the largest context_length the slider's own caption says that the buffer has one row per token.
 
 
 def what_goes_wrong(record: dict, settings: Settings, q: int, names: list[str], who: str) -> None:

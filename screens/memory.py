@@ -1,4 +1,6 @@
 """Heads in memory: the chapter's view, transpose and contiguous() as strides over one storage."""
+import textwrap
+
 import pandas as pd
 import streamlit as st
 
@@ -112,7 +114,8 @@ if message:
                 "(b, T, h, d) but leaves the floats where they are, so one token's heads are not next to each "
                 "other and no set of strides reads them as one d_out-wide row. `view(b, T, d_out)` on it fails "
                 "with PyTorch's own error, caught here:")
-    st.code(f"RuntimeError: {message}", language="text", wrap_lines=True)
+    # Broken at 100 columns, as a terminal would: a slide's code block wraps nothing on its own (the deck flags it).
+    st.code(textwrap.fill(f"RuntimeError: {message}", 100), language="text", wrap_lines=True)
     st.markdown("`contiguous()` copies the floats into token order (right); after it, `view` is free.")
 else:
     st.markdown("With one head or one token the transposed context is still contiguous: `view` works without "

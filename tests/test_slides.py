@@ -355,6 +355,7 @@ def test_only_a_screens_title_slide_may_be_nearly_empty():
     table = {"top": 280, "bottom": 600, "kind": "other"}
     assert check.title_slide([title, intro, badge], 0, 1000) and check.title_slide([title, intro, table], 0, 1000)
     assert not check.fill_flag(0.12, title=True) and check.fill_flag(0.12, title=False)
+    assert "24% of the slide filled (under 25%)" in check.fill_flag(0.2496)[0]  # never "25% ... (under 25%)"
     assert not check.title_slide([title, intro], 1000, 2000)  # a later slide of the screen is no title slide
     assert not check.title_slide([intro, badge], 0, 1000)  # no heading first: a tail, not a title
 

@@ -12,6 +12,7 @@ A slide is flagged when
 Every run writes the report beside the slides (check__<params>.txt, or check.txt); --strict makes a flagged
 slide fail the run. Pure Python on what the page reported, so tests/test_slides_check.py drives it directly.
 """
+import math
 from dataclasses import dataclass, field
 
 from .cutting import MIN_TEXT_PX
@@ -90,7 +91,8 @@ def title_slide(blocks: list[dict], start: float, stop: float) -> bool:
 
 def fill_flag(share: float, title: bool = False) -> list[str]:
     """Nearly empty: under MIN_FILLED of the slide holds ink. A title slide is exempt (title_slide)."""
-    return [f"nearly empty: {share:.0%} of the slide filled (under {MIN_FILLED:.0%})"] if (
+    # Rounded down: 24.6% printed as "25% ... (under 25%)" read as a contradiction.
+    return [f"nearly empty: {math.floor(share * 100)}% of the slide filled (under {MIN_FILLED:.0%})"] if (
         share < MIN_FILLED and not title) else []
 
 

@@ -99,13 +99,13 @@ def show_snippet(snippet: printed.Snippet) -> None:
     share = min(max((widest[1] + 6) / SLIDE_CHARS, 1 - widest[0] / sum(widest), 0.35), 0.65)
     if fits_beside(widest[0], 1 - share) and fits_beside(widest[1], share):  # the code beside what it prints
         code, output = st.columns([1 - share, share])
-        above = classes if beside else []
+        with_snippet = classes if beside else []  # a short class in the code's column, over the snippet
     else:  # a line would wrap to column 0 beside the output (students copy it): the code above, its output below;
         for text in classes if beside else []:  # the class first, on its own: a definition, not what prints
             st.code(text, language="python", wrap_lines=True)
         pair = st.container()  # the snippet and what it prints in one block: a slide keeps them together
-        code, output, above = pair.container(), pair.container(), []
-    for text in above + [snippet.code.rstrip("\n")]:
+        code, output, with_snippet = pair.container(), pair.container(), []
+    for text in with_snippet + [snippet.code.rstrip("\n")]:
         code.code(text, language="python", wrap_lines=True)
     earlier = printed.names_from_earlier(snippet)
     after = ("" if not earlier else " after the chapter's earlier lines that define "
