@@ -43,10 +43,14 @@ def screen():
     if not ui.predict_first("heads", settings, d_in=d_in, d_out=d_out, num_heads=num_heads):
         st.stop()
     params = mha_count_text(d_in, d_out, num_heads)  # at GPT-2 small's sizes exercise 3.3's answer: not shown here
-    # d_out is the sidebar's (and the sentence below says num_heads × head_dim = d_out): three numbers, not four
-    for col, (label, shown) in zip(st.columns(3), [("num_heads", num_heads), ("head_dim", head_dim),
-                                                   ("parameters (MultiHeadAttention)", params)]):
-        col.metric(label, shown, help=EXERCISE_3_3_NOTE if shown == EXERCISE_3_3 else None)
+    # d_out is the sidebar's (and the sentence below says num_heads × head_dim = d_out): three numbers, not four.
+    # Where the count is the exercise's answer, a sentence says so: a metric holds a number, not a pointer.
+    shown = [("num_heads", num_heads), ("head_dim", head_dim)] + (
+        [] if params == EXERCISE_3_3 else [("parameters (MultiHeadAttention)", params)])
+    for col, (label, value) in zip(st.columns(3), shown):
+        col.metric(label, value)
+    if params == EXERCISE_3_3:
+        st.caption(EXERCISE_3_3_NOTE)
 
     # The wrapper builds num_heads full-width CausalAttention modules: a size past heads_too_large is refused for
     # every section that needs heads_trace, even where the lesson's own stack (every count, small) fits the browser.

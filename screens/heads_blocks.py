@@ -28,9 +28,9 @@ MERGE_HEADS = ("this app's name for the book's `context_vec.transpose(1, 2).cont
 
 
 EXERCISE_3_3 = "exercise 3.3"  # what a count that is that exercise's answer shows instead of its number
-EXERCISE_3_3_NOTE = ("At d_in = d_out = 768 this count is exercise 3.3's answer (GPT-2 small's layer; num_heads does "
-                     "not change it): try the exercise at the bottom of the screen, whose worked solution gives it. "
-                     "Every other size shows its count here.")
+EXERCISE_3_3_NOTE = ("At d_in = d_out = 768 (GPT-2 small's layer) the parameter count is exercise 3.3's answer, "
+                     "whatever num_heads is: try the exercise at the bottom of the screen, whose worked solution gives "
+                     "it. Every other size shows its count here.")
 
 
 def count_text(count: int) -> str:

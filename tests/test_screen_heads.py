@@ -89,8 +89,9 @@ def test_query_picker_changes_the_screen():
 def test_gpt2_small_renders_with_12_heads_of_64():
     at = open_screen("heads", preset="gpt2-small", sections="all")
     assert at.select_slider(key="heads").value == 12  # 2,044 maps of 1,024 tokens would not fit: the server's control
-    # 2,360,064 is exercise 3.3's answer, further down: the metric points to the exercise instead
-    assert metrics(at) == {"num_heads": "12", "head_dim": "64", "parameters (MultiHeadAttention)": "exercise 3.3"}
+    # 2,360,064 is exercise 3.3's answer, further down: no metric gives it; a caption points to the exercise instead
+    assert metrics(at) == {"num_heads": "12", "head_dim": "64"}
+    assert any("the parameter count is exercise 3.3's answer" in c.value for c in at.caption)
     text = page_text(at)
     assert "d_out = 768 split into 12 heads of head_dim 64" in text
     # The view draws bars only here (no map): no caption explains a colour scale it does not show.
@@ -153,7 +154,7 @@ def test_one_token_and_one_output_dimension_render():
 def test_too_large_a_setting_shows_a_note_instead_of_computing():
     at = open_screen("heads", preset="gpt2-small", heads=768)
     assert any("would need" in w.value for w in at.warning)
-    assert metrics(at) == {"num_heads": "768", "head_dim": "1", "parameters (MultiHeadAttention)": "exercise 3.3"}
+    assert metrics(at) == {"num_heads": "768", "head_dim": "1"}
     assert not at.get("image")
 
 
@@ -192,7 +193,7 @@ def _shown_in_order(node, skip_expander: str):
 def test_exercise_3_3s_answer_is_not_shown_before_the_exercise(preset):
     # Outside the worked solution, nothing above exercise 3.3 gives its answer (GPT-2 small's counts);
     # the worked solution still has them. (custom: the book's sizes with 3 tokens. gpt2-small: the screen's
-    # own sizes are the exercise's, so its metric and parameter table say "exercise 3.3" instead.)
+    # own sizes are the exercise's, so a caption and the parameter table name "exercise 3.3" instead.)
     params = {"custom": {"input": "random", "tokens": 3}, "gpt2-small": {"preset": "gpt2-small"}}.get(preset, {})
     at = open_screen("heads", sections="all", **params)
     before = []
@@ -227,7 +228,7 @@ def test_the_shape_table_is_a_static_table_whose_cells_are_whole():
 def test_the_screen_opens_on_its_lesson_with_at_most_30_elements(params):
     at = open_screen("heads", **params)
     assert len(list(at.main)) <= 30, [type(n).__name__ for n in at.main]  # every node of the main area, blocks too
-    assert len(metrics(at)) == 3 and "heads_view" in views(at)
+    assert len(metrics(at)) == (2 if params else 3) and "heads_view" in views(at)  # GPT-2's count: exercise 3.3
     assert [e.label for e in at.expander] == [
         "Every head side by side", "Cutting d_out into heads", "Wrapper vs weight split", "The tensors",
         "out_proj: mixing the heads", "Parameter counts", "The PyTorch code of this step", "Why it works",

@@ -373,6 +373,10 @@ def test_text_is_measured_at_the_slides_scale_and_a_caption_apart_from_its_pictu
     caption = {"top": 1100, "bottom": 1150, "kind": "text", "after": True, "text": "dark = may see"}
     apart = check.caption_flags([picture, caption], [(0, 1000), (1000, 2000)])
     assert list(apart) == [1] and "dark = may see" in apart[1][0]
+    # st.image's own caption is in the picture's block: a slide's edge between the two parts them as well
+    image = {"top": 0, "bottom": 1500, "kind": "other", "after": False, "text": "the whole map", "glued": [[10, 1500]]}
+    assert list(check.caption_flags([image], [(0, 1000), (1000, 2000)])) == [1]
+    assert check.caption_flags([image], [(0, 1600)]) == {}
     assert check.caption_flags([picture, caption], [(0, 2000)]) == {}  # together on one slide
 
 

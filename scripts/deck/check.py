@@ -58,6 +58,12 @@ def caption_flags(blocks: list[dict], spans: list[tuple[float, float]]) -> dict[
         return next((k for k, (a, b) in enumerate(spans) if a <= y < b), None)
 
     flags: dict[int, list[str]] = {}
+    for block in blocks:  # an image and its own caption, one element: a cut between them parts them all the same
+        for top, bottom in block.get("glued", []):
+            here, there = slide_of(bottom - 1), slide_of(top)
+            if here is not None and there is not None and here != there:
+                flags.setdefault(here, []).append(
+                    f"caption apart from its picture: \"{block.get('text', '')[:70]}\" (the picture is on the slide before)")
     for above, block in zip(blocks, blocks[1:]):
         if not block["after"] or above["kind"] != "other":
             continue

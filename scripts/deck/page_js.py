@@ -97,6 +97,11 @@ LAYOUT = """(slide) => {
       const prose = words && !!e.querySelector('[data-testid="stMarkdown"]');
       const [top, bottom] = box(e);
       const acc = ink(e, {rows: [], texts: []});
+      // A picture and its own caption (st.image's): never cut apart, and the check says so if they end up apart.
+      const glued = [...e.querySelectorAll('[data-testid="stImage"]')].flatMap(i => {
+        const img = i.querySelector('img'), caption = i.querySelector('[data-testid="stImageCaption"]');
+        return img && caption && caption.innerText.trim() ? [[Math.round(box(img)[0]), Math.round(box(caption)[1])]] : [];
+      });
       return {top, bottom,
               kind: heading ? 'heading' : (prose || caption || folded || legend) ? 'text' : 'other',
               colon: element && e.innerText.trim().endsWith(':'),  // "the tensors:" introduces what follows
@@ -105,7 +110,9 @@ LAYOUT = """(slide) => {
                      || !!e.querySelector(':scope > [data-testid="stExpander"] > details[open]'),  // starts a slide
               texts: acc.texts,  // [top, font px, characters] of each run of text
               text: e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 80),  // for the check's report
-              cuts: bottom - top > slide / 2 ? cutsInside(acc, top, bottom) : []};
+              glued,  // [top of a picture, bottom of its caption] of each captioned image in the block
+              cuts: (bottom - top > slide / 2 ? cutsInside(acc, top, bottom) : [])
+                .filter(c => !glued.some(([a, b]) => c > a && c < b))};
     });
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
   return {height: main.scrollHeight, blocks, bg};
