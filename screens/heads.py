@@ -7,7 +7,7 @@ import ui
 from screens import heads_blocks as blocks
 from attention_core.book import stages
 from attention_core.lessons import head_counts, initialisation, traces
-from screens.heads_blocks import EXERCISE_3_3, EXERCISE_3_3_NOTE, mha_count_text
+from screens.heads_blocks import EXERCISE_3_3, mha_count_text
 
 settings = ui.current()
 st.title("5 · Multi-head attention")
@@ -44,13 +44,12 @@ def screen():
         st.stop()
     params = mha_count_text(d_in, d_out, num_heads)  # at GPT-2 small's sizes exercise 3.3's answer: not shown here
     # d_out is the sidebar's (and the sentence below says num_heads × head_dim = d_out): three numbers, not four.
-    # Where the count is the exercise's answer, a sentence says so: a metric holds a number, not a pointer.
+    # Where the count is the exercise's answer there is no count: a metric holds a number, not a pointer (the
+    # "Parameter counts" section says why).
     shown = [("num_heads", num_heads), ("head_dim", head_dim)] + (
         [] if params == EXERCISE_3_3 else [("parameters (MultiHeadAttention)", params)])
     for col, (label, value) in zip(st.columns(3), shown):
         col.metric(label, value)
-    if params == EXERCISE_3_3:
-        st.caption(EXERCISE_3_3_NOTE)
 
     # The wrapper builds num_heads full-width CausalAttention modules: a size past heads_too_large is refused for
     # every section that needs heads_trace, even where the lesson's own stack (every count, small) fits the browser.

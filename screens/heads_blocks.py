@@ -146,16 +146,18 @@ def out_proj_lesson(h: dict, settings: Settings, d_out: int, num_heads: int) -> 
 def parameter_counts(d_in: int, d_out: int, num_heads: int) -> None:
     """The two classes' parameter counts at this screen's sizes, and why only the wrapper's grows with the heads."""
     plural = "head" if num_heads == 1 else "heads"
-    # GPT-2 small's counts are exercise 3.3's answer: its worked solution shows them, not this table (at the
-    # GPT-2 preset this screen's own sizes are GPT-2 small's, so its MultiHeadAttention cell says so instead).
+    # GPT-2 small's counts are exercise 3.3's answer: its worked solution shows them, not this table. At those sizes
+    # (the GPT-2 preset's own) a note says so instead of a row of "exercise 3.3" cells, whose out_proj count beside
+    # the formula below would give the answer away.
     wrapper, mha = count_text(wrapper_parameter_count(d_in, d_out, num_heads)), mha_count_text(d_in, d_out, num_heads)
-    counts = pd.DataFrame([
-        (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}", wrapper, mha,
-         f"{out_proj_parameter_count(d_out):,}"),
-    ], columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"])
-    st.table(counts, hide_index=True, width="content")
     if EXERCISE_3_3 in (wrapper, mha):
         st.caption(EXERCISE_3_3_NOTE)
+    else:
+        counts = pd.DataFrame([
+            (f"this screen: d_in {d_in}, d_out {d_out}, {num_heads} {plural}", wrapper, mha,
+             f"{out_proj_parameter_count(d_out):,}"),
+        ], columns=["setting", "MultiHeadAttentionWrapper", "MultiHeadAttention", "of which out_proj"])
+        st.table(counts, hide_index=True, width="content")
     st.caption("The wrapper gives every head a full d_out-wide projection, so its count grows with the number of "
                "heads; MultiHeadAttention's does not: 3 · d_in · d_out for Q, K, V plus d_out · d_out + d_out for "
                "out_proj, whatever num_heads is. The context length adds no parameters (only the mask buffer). "

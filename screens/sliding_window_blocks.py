@@ -200,7 +200,7 @@ def memory(settings: Settings, num_heads: int, window: int) -> None:
     gpt2 = swa.schedule_bytes(cache_bytes.GPT2_SMALL, window, swa_per_full=cache_bytes.GPT2_SMALL.layers)
     rows = [("this layer, after the {:,} tokens (float32)".format(num_tokens), full, windowed),
             (f"GPT-2 small, 12 layers, all W = {min(window, 1024):,}, at 1,024 tokens", gpt2["all_full"], gpt2["mixed"])]
-    data_table(pd.DataFrame([{"cache": name, "no window": f"{a:,} B", "window": f"{b:,} B",
+    data_table(pd.DataFrame([{"cache": name, "no window": f"{a:,} bytes", "window": f"{b:,} bytes",
                                 "window / full": f"{b / a:.4f}" if a else "—"} for name, a, b in rows]),
                  width="content", hide_index=True, height=table_height(len(rows)))
     st.caption("Bytes = tokens × layers × 2 (K and V) × kv_heads × head_dim × bytes per element "

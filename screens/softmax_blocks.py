@@ -11,7 +11,7 @@ import torch
 from attention_core.book import stages
 from attention_core.drawing import numbers
 from attention_core.drawing.numbers import short
-from attention_core.drawing.text import softmax_cell_latex
+from attention_core.drawing.text import md_escape, softmax_cell_latex
 from attention_core.lessons import agreement as agreement_checks
 from attention_core.lessons import claims, experiments, pitfalls
 from ui.compute import cache
@@ -38,9 +38,12 @@ def normalisation_readout(all_rows: torch.Tensor, normalised: dict, q: int, labe
     if bool((variants["divide by the sum"] < 0).any()):
         st.caption("Dividing by the sum gives negative 'weights' here because some scores are negative: "
                    "it only guarantees the sum, not positivity. Softmax is always positive.")
-    st.markdown("Dividing by the sum keeps the proportions of the scores. Softmax exaggerates the differences "
-                "(exp grows fast), so the best-matching key gets a clearly larger share, and it never goes "
-                "negative. " + ("The naive and the PyTorch softmax agree here; they part ways at large scores (below)."
+    best = int(torch.argmax(variants["torch.softmax"]))
+    st.markdown("Dividing by the sum keeps the proportions of the scores. Softmax works on exp of them, which grows "
+                "fast, and is never negative. "
+                + claims.softmax_share_claim(variants["divide by the sum"], variants["torch.softmax"],
+                                             md_escape(labels[best])) + " "
+                + ("The naive and the PyTorch softmax agree here; they part ways at large scores (below)."
                                 if torch.isfinite(variants["naive exp / sum"]).all() else
                                 f"The naive softmax already fails here: the largest score of query {q + 1}, "
                                 f"{numbers.plain(float(all_rows[q].max()))}, is too large for exp() in float32 (see "

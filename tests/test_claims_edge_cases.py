@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from attention_core.lessons import claims, efficiency_verdict
+from attention_core.book.inputs import BOOK_INPUTS
 
 
 @pytest.mark.parametrize("before, after, said", [
@@ -97,3 +98,16 @@ def test_almost_even_only_when_the_largest_weight_is_near_the_even_share():
     assert claims.evenness_claim(torch.full((100,), 0.01)).startswith("spreads its weight almost evenly")
     sharp = torch.tensor([0.97] + [0.01] * 3)  # (4,): 0.97 against an even 0.25
     assert claims.evenness_claim(sharp).startswith("does not spread its weight evenly: its largest weight is 0.9700")
+
+
+def test_softmax_share_says_clearly_slightly_or_no_larger_from_the_two_rows():
+    book = BOOK_INPUTS @ BOOK_INPUTS.T  # the book's scores: query 2's largest share 0.2278 by the sum, 0.2379 softmax
+    by_sum, soft = book[1] / book[1].sum(), torch.softmax(book[1], dim=-1)
+    said = claims.softmax_share_claim(by_sum, soft, "journey")
+    assert said == ("Softmax gives the best-matching key (journey) only a slightly larger share than dividing by the "
+                    "sum does here: 0.2379 against 0.2278.")
+    sharp = torch.tensor([1.0, 2.0, 8.0])  # exp(8) dwarfs the rest: 0.9966 against 8 / 11 = 0.7273
+    assert "a clearly larger share" in claims.softmax_share_claim(sharp / sharp.sum(), torch.softmax(sharp, -1))
+    even = torch.tensor([3.0, 3.0])  # a tie: one half each way, no gain
+    assert "no larger share" in claims.softmax_share_claim(even / even.sum(), torch.softmax(even, -1))
+    assert "(key 1)" in claims.softmax_share_claim(even / even.sum(), torch.softmax(even, -1))

@@ -38,6 +38,10 @@ def test_the_shown_code_is_the_books_forward_without_the_apps_trace():
                  "attn_scores.masked_fill_(mask_bool, -torch.inf)",
                  "context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)"):
         assert line in shown, line
-    assert "attn_scores = queries @ keys.T  # omega" in source(SelfAttention_v1)
+    assert "attn_scores = queries @ keys.T # omega" in source(SelfAttention_v1)
+    # Verbatim from the chapter's notebook (ch03/01_main-chapter-code/ch03.ipynb), its comments and layout included
+    assert "# We implicitly split the matrix by adding a `num_heads` dimension" in shown
+    assert "self.register_buffer('mask', torch.triu(torch.ones(context_length, context_length), diagonal=1)) # New" \
+        in source(CausalAttention)
     assert "def trace" not in source(CausalAttention)
     assert "return torch.cat([head(x) for head in self.heads], dim=-1)" in source(MultiHeadAttentionWrapper)

@@ -89,9 +89,9 @@ def test_query_picker_changes_the_screen():
 def test_gpt2_small_renders_with_12_heads_of_64():
     at = open_screen("heads", preset="gpt2-small", sections="all")
     assert at.select_slider(key="heads").value == 12  # 2,044 maps of 1,024 tokens would not fit: the server's control
-    # 2,360,064 is exercise 3.3's answer, further down: no metric gives it; a caption points to the exercise instead
+    # 2,360,064 is exercise 3.3's answer, further down: no metric gives it; the "Parameter counts" section says why
     assert metrics(at) == {"num_heads": "12", "head_dim": "64"}
-    assert any("the parameter count is exercise 3.3's answer" in c.value for c in at.caption)
+    assert any("the parameter count is exercise 3.3's answer" in c.value for c in at.caption)  # sections="all"
     text = page_text(at)
     assert "d_out = 768 split into 12 heads of head_dim 64" in text
     # The view draws bars only here (no map): no caption explains a colour scale it does not show.

@@ -5,7 +5,8 @@ snippets (section 3.3.1's `softmax_naive` with `dim=0`, `inputs @ inputs.T`, lis
 app's helpers, and runs them: the output under a snippet is computed now, never retyped. The text is the
 chapter's notebook (ch03.ipynb) as printed, except that a trailing comment longer than a slide's line moved
 onto its own line above. The classes a snippet uses are the app's (attention_core/book/modules.py), whose
-`forward` is the book's; the screen shows their source beside the snippet.
+`__init__` and `forward` are the notebook's, comments included, under the same rule (its lines above); the screen shows their source
+above the snippet (the app's docstring and `trace` left out).
 
 A snippet runs after the earlier snippets it `needs`, in one namespace, as a reader runs the notebook's cells
 in order. They seed PyTorch's global generator as the book does (`torch.manual_seed(123)`), so they run under
@@ -124,7 +125,7 @@ torch.manual_seed(789)
 sa_v2 = SelfAttention_v2(d_in, d_out)
 print(sa_v2(inputs))
 """, needs=("sizes",), classes=(modules.SelfAttention_v2,),
-      note="Seed 789: the weights the book's masking walk-through (3.5.1) reuses, on the causal-mask screen."),
+      note="Seed 789: the weights the book's masking walk-through (§3.5.1) reuses, on the causal-mask screen."),
     # --- 3.5 causal attention -------------------------------------------------------------------------------
     S("unmasked_weights", "3.5.1", "The weights before masking (SelfAttention_v2's)", """\
 # Reuse the query and key weight matrices of the
@@ -182,7 +183,7 @@ print(context_vecs)
 print("context_vecs.shape:", context_vecs.shape)
 """, needs=("sizes",), classes=(modules.CausalAttention,),
       note="The book prints CausalAttention with seed 123; the lesson above uses seed 789, the weights of its "
-           "masking walk-through (3.5.1), so its context vectors differ."),
+           "masking walk-through (§3.5.1), so its context vectors differ."),
     # --- 3.6 multi-head attention ---------------------------------------------------------------------------
     S("wrapper", "3.6.1", "Listing 3.4: MultiHeadAttentionWrapper", """\
 torch.manual_seed(123)

@@ -62,8 +62,10 @@ ZOOM = """([start, stop, ratio]) => {
     .map(c => [c, lines(c)]);  // a number, a shape, a short name: none of these may wrap
   // Nor may a line of code or of a printed tensor: a code block is only ever `ratio` times as tall as before.
   const code = picked.flatMap(e => [...e.querySelectorAll('pre')]).map(c => [c, c.getBoundingClientRect().height]);
-  // Anything clipped sideways (a code block, a label cut with '…') that was not already so at the page's own size.
-  const clipped = x => x.scrollWidth > x.clientWidth + 1 && getComputedStyle(x).overflowX !== 'visible';
+  // Anything clipped (a code block, a label cut with '…') that was not already so at the page's own size.
+  // Up and down too: a formula's box (KaTeX's overflow: auto hidden) cut the top of a zoomed fraction.
+  const clipped = x => (x.scrollWidth > x.clientWidth + 1 && getComputedStyle(x).overflowX !== 'visible')
+    || (x.scrollHeight > x.clientHeight + 2 && getComputedStyle(x).overflowY !== 'visible');
   const inside = picked.flatMap(e => [e, ...e.querySelectorAll('*')]);
   const before = new Set(inside.filter(clipped));
   picked.forEach(e => { e.setAttribute('data-slides-zoom', ''); e.style.zoom = ratio; });

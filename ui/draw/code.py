@@ -64,7 +64,6 @@ def show_code(*objects, title: str = "The PyTorch code of this step", name: str 
 
 
 SLIDE_CHARS = 140  # characters of code across the main column on a 1920-pixel slide in presenter mode
-CELL_LINES = 28  # a class this short goes beside its output with the snippet, so the three share one slide
 
 
 def fits_beside(widest_line: int, share: float) -> bool:
@@ -86,27 +85,21 @@ def show_snippet(snippet: printed.Snippet) -> None:
     """One of the book's snippets: its section, the classes it uses, its code as printed, and what it prints,
     computed now by running that code on the book's six input vectors."""
     st.markdown(f"**§{snippet.section} · {snippet.heading}**, the book's code as printed")
-    classes = [book_source(cls) for cls in snippet.classes]
-    beside = sum(c.count("\n") for c in classes) + snippet.code.count("\n") <= CELL_LINES
-    if not beside:  # a long class (CausalAttention, MultiHeadAttention) takes the whole width above
-        for text in classes:
-            st.code(text, language="python", wrap_lines=True)
+    # The classes it uses first, each the whole width: a definition is read on its own, and a snippet beside a class
+    # sat a class's height below the output it prints (a teacher's read of /scores).
+    for cls in snippet.classes:
+        st.code(book_source(cls), language="python", wrap_lines=True)
     done = printed.run(snippet)
-    left_text = "\n".join((classes if beside else []) + [snippet.code])
-    widest = [max(len(line) for line in text.splitlines()) for text in (left_text, done.text)]
+    widest = [max(len(line) for line in text.splitlines()) for text in (snippet.code, done.text)]
     # The output's column as wide as its longest line needs (a printed row wrapped mid-tensor misreads), up to
     # two thirds; a longer code line (a comment) wraps in the code's column instead.
     share = min(max((widest[1] + 6) / SLIDE_CHARS, 1 - widest[0] / sum(widest), 0.35), 0.65)
     if fits_beside(widest[0], 1 - share) and fits_beside(widest[1], share):  # the code beside what it prints
         code, output = st.columns([1 - share, share])
-        with_snippet = classes if beside else []  # a short class in the code's column, over the snippet
-    else:  # a line would wrap to column 0 beside the output (students copy it): the code above, its output below;
-        for text in classes if beside else []:  # the class first, on its own: a definition, not what prints
-            st.code(text, language="python", wrap_lines=True)
-        pair = st.container()  # the snippet and what it prints in one block: a slide keeps them together
-        code, output, with_snippet = pair.container(), pair.container(), []
-    for text in with_snippet + [snippet.code.rstrip("\n")]:
-        code.code(text, language="python", wrap_lines=True)
+    else:  # a line would wrap to column 0 beside the output (students copy it): the code above, its output below,
+        pair = st.container()  # in one block, which a slide keeps whole where it fits
+        code, output = pair.container(), pair.container()
+    code.code(snippet.code.rstrip("\n"), language="python", wrap_lines=True)
     earlier = printed.names_from_earlier(snippet)
     after = ("" if not earlier else " after the chapter's earlier lines that define "
              + ", ".join(f"`{n}` (§{sec})" for n, sec in earlier))

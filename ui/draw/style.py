@@ -29,6 +29,10 @@ ALWAYS = f"""
 .st-key-room-counts [data-testid="stProgress"] p {{ font-size: 1.6rem; line-height: 1.3; }}
 .st-key-room-counts [data-testid="stProgress"] [role="progressbar"] > div {{ height: 0.9rem; }}
 
+/* A displayed formula: Streamlit's box scrolls sideways and clips up and down, and a fraction of long numbers reached
+   4-6 px past it, so the numerator's top was cut ("0.0008395" on /mask at GPT-2). Room above and below it. */
+.katex-display {{ padding: 0.3em 0; }}
+
 /* Inline code in a caption: Streamlit draws it at 0.75 em of a 14 px caption, 10.5 px. */
 [data-testid="stCaptionContainer"] code {{ font-size: 0.875em; }}
 
