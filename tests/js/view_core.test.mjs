@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  dimLength, everyKey, frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, rankedKeys, barColours, barShade, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
+  dimLength, everyKey, frameCount, frameFrom, frameParts, allowedSizes, arithmeticText, topIndex, cellIndex, frameCellIndex, fromSlider, rankedKeys, barColours, barShade, barSpan, vectorText, clampWindow, colourAt, follow, formatFixed, initialState, move, nextSize, rowKeys,
   shadeColours, urlWith,
 } from "../../ui/view/view_core.mjs";
 import { notSentText, overviewPixels } from "../../ui/view/view_core.mjs";
@@ -263,4 +263,16 @@ test("the bars' title says both keys and its only key, not all 2 keys", () => {
   assert.equal(everyKey(2), "both keys");
   assert.equal(everyKey(6), "all 6 keys");
   assert.equal(everyKey(1024), "all 1,024 keys");
+});
+
+test("barSpan draws negative scores left of a zero line, so a more negative score is not a bigger bar", () => {
+  // GPT-2's masked row: -2.4935 (weight 0.5738) and -10.7324; codes are values x 10,000
+  const [a, b] = [barSpan(-24935, -107324, 0), barSpan(-107324, -107324, 0)];
+  assert.ok(Math.abs(a[0] + a[1] - 1) < 1e-12 && Math.abs(b[0] + b[1] - 1) < 1e-12); // both end at the zero line (right)
+  assert.ok(b[0] < a[0] && b[1] > a[1]); // the more negative one reaches further left
+  const [p, n] = [barSpan(30000, -10000, 30000), barSpan(-10000, -10000, 30000)];
+  assert.deepEqual(p, [0.25, 0.75]); // a mixed row: zero a quarter of the way in
+  assert.deepEqual(n, [0, 0.25]);
+  assert.deepEqual(barSpan(5000, 0, 10000), [0, 0.5]); // weights: from the left edge, as before
+  assert.deepEqual(barSpan(0, 0, 0), [0, 0]); // an all-zero row draws nothing
 });

@@ -296,7 +296,8 @@ function drawBars(v, src, set) {
   const codeOf = (j) => codeAt(src, state.frame, i, j);
   const { keys: listed, apart } = barKeys(v, src, i, visible, (meta.font_scale || v.meta.font_scale || 1) > 1 ? PRESENTER_BARS : BARS_MAX);
   const keys = apart === null ? listed : listed.concat([apart]); // the selected key after the list, labelled
-  const biggest = Math.max(1, ...keys.map((j) => Math.abs(codeOf(j) ?? 0)));
+  const codes = keys.map((j) => codeOf(j) ?? 0);
+  const low = Math.min(0, ...codes), high = Math.max(0, ...codes); // a row with negative scores gets a zero line
   const by = src.meta.ranked && v.meta.rank?.name; // a ranked view names what it ranks by: the softmax's 0.0000s too
   set.title.textContent = `${src.title}, query ${label(v, i)}: ${listed.length >= visible ? everyKey(visible)
     : (by ? `the ${listed.length} of ${visible.toLocaleString("en-US")} keys with the largest ${by}`
@@ -314,12 +315,15 @@ function drawBars(v, src, set) {
     bar.row.classList.toggle("av-dropped", dropped);
     bar.row.classList.toggle("av-selected", j === state.key);
     bar.label.textContent = slot === listed.length ? `selected: ${labelOf(v, j)}` : labelOf(v, j);
+    const [start, width] = barSpan(code ?? 0, low, high);
+    bar.fill.parentElement.style.setProperty("--av-zero", low < 0 ? `${(100 * -low) / (high - low)}%` : "-10%");
     if (code === undefined) { // a long row sent only its largest: the selected key is at most the smallest listed
       bar.fill.style.width = "0%";
       bar.value.textContent = `≤ ${formatFixed(codeOf(listed[listed.length - 1]), meta.decimals)}`;
       return;
     }
-    bar.fill.style.width = `${(100 * Math.abs(code)) / biggest}%`;
+    bar.fill.style.marginLeft = `${100 * start}%`;
+    bar.fill.style.width = `${100 * width}%`;
     bar.fill.style.background = src.colours[barShade(src.shades[n], code, meta.kind)];
     bar.value.textContent = dropped ? `0 (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(code, meta.decimals);
   });

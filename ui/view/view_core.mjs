@@ -117,6 +117,15 @@ export function barShade(shade, code, kind) {
   return kind === "scores" && shade === middle && code ? middle + Math.sign(code) : shade;
 }
 
+/** Where one bar lies on its track, as [start, width] fractions of it, for a row whose codes run from `low` to
+ * `high` (both taken to include 0): a negative value reaches left from the zero line, a positive one right, so
+ * −10.7 reads as further below zero than −2.5, not as a bigger bar. A row without negatives starts at the left. */
+export function barSpan(code, low, high) {
+  const lo = Math.min(0, low), span = Math.max(1, Math.max(0, high) - lo), zero = lo < 0 ? -lo / span : 0;
+  const width = Math.abs(code) / span;
+  return [code < 0 ? zero - width : zero, width];
+}
+
 /** A bar's colour for each shade (255: masked, grey). Weight bars start a third of the way into their one-sided
  * palette, so a small weight stays visible against the track; score bars keep their sign's hue but start a third
  * of the way out from the white middle, else a value small beside the map's largest |ω| (0.6650 beside 159 when
