@@ -11,8 +11,8 @@ st.title("Shared keys: grouped-query attention")
 st.markdown(
     "At generation time a model keeps every past token's keys and values (the KV cache), and that cache, not the "
     "weights, fills a GPU's memory on long texts. **Grouped-query attention** keeps all the query heads but gives "
-    "them fewer key/value heads: a group of query heads reads the same keys and values. `num_kv_groups` runs from "
-    "`num_heads` (multi-head attention, as in chapter 3) down to 1 (multi-query attention)."
+    "them fewer key/value heads: a group of query heads reads the same keys and values, anywhere between multi-head "
+    "attention (as in chapter 3) and multi-query attention (one key/value head for every query head)."
 )
 d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 

@@ -11,9 +11,10 @@ st.title("KV cache")
 st.markdown(
     "A language model writes one token at a time, and each new token needs attention over every token before it. "
     "Run as in chapter 3, every step feeds the whole text again and recomputes every key and value. The book's "
-    "chapter-4 bonus code keeps them instead: `MultiHeadAttention(..., use_cache=True)` appends each step's new key "
-    "and value rows to `cache_k` and `cache_v`, and feeds only the newest token. Here the sidebar's tokens stand in "
-    "for the text a model would generate: the first step feeds the prompt, each later step one token."
+    "chapter-4 bonus code keeps them instead: `MultiHeadAttention(..., use_cache=True)` keeps the keys and values in "
+    "`cache_k` and `cache_v` from one call to the next, so a step feeds the layer only what is new. Here the "
+    "sidebar's tokens stand in for the text a model would generate: the first step feeds the prompt, each later "
+    "step the token that follows."
 )
 
 
