@@ -109,9 +109,10 @@ def two_variants(record: dict, q: int, k: int) -> None:
     with c2:
         ui.show_matrix(record["attn_weights"], settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
     gap = record["variants_max_abs_diff"]
-    st.metric("max |variant 1 − variant 2|", scientific(gap, 2))
+    # One way of writing this difference on the screen: as the agreement panel and the buffer's note write it
+    st.metric("max |variant 1 − variant 2|", scientific(gap))
     agree = "agree to float rounding" if gap <= numbers.TOLERANCE else "differ by more than float rounding"
-    st.markdown(f"The two matrices {agree} (max difference {numbers.plain(gap)} {numbers.within_tolerance(gap)}). "
+    st.markdown(f"The two matrices {agree} (max difference {scientific(gap)} {numbers.within_tolerance(gap)}). "
                 "Variant 1 for the same cell:")
     st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
              rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")

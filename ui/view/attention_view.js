@@ -316,7 +316,7 @@ function drawBars(v, src, set) {
     bar.row.classList.toggle("av-selected", j === state.key);
     bar.label.textContent = slot === listed.length ? `selected: ${labelOf(v, j)}` : labelOf(v, j);
     const [start, width] = barSpan(code ?? 0, low, high);
-    bar.fill.parentElement.style.setProperty("--av-zero", low < 0 ? `${(100 * -low) / (high - low)}%` : "-10%");
+    bar.fill.parentElement.style.setProperty("--av-zero", low < 0 ? `${100 * barSpan(0, low, high)[0]}%` : "-10%");
     if (code === undefined) { // a long row sent only its largest: the selected key is at most the smallest listed
       bar.fill.style.width = "0%";
       bar.value.textContent = `≤ ${formatFixed(codeOf(listed[listed.length - 1]), meta.decimals)}`;
