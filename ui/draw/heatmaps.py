@@ -63,11 +63,8 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
                + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
     if legend:
         words = _legend(scale, low, high, mask_labels, mask_dark)
-        # The words under the bar as a caption of their own: as the image's caption they took the bar's 256 px and
-        # wrapped to 7 lines in a half-width column at presenter size.
-        st.image(_colour_bar_png(scale, low >= 0, high <= 0), output_format="PNG", width=256,
+        st.image(_colour_bar_png(scale, low >= 0, high <= 0), output_format="PNG", caption=words, width=256,
                  alt=f"colour scale: {words}")
-        st.caption(words)
 
 
 def overview_png(values: np.ndarray, kind: str, scale: colour.ColourScale, inverted: bool = False):
