@@ -38,11 +38,10 @@ def normalisation_readout(all_rows: torch.Tensor, normalised: dict, q: int, labe
     if bool((variants["divide by the sum"] < 0).any()):
         st.caption("Dividing by the sum gives negative 'weights' here because some scores are negative: "
                    "it only guarantees the sum, not positivity. Softmax is always positive.")
-    best = int(torch.argmax(variants["torch.softmax"]))
     st.markdown("Dividing by the sum keeps the proportions of the scores. Softmax works on exp of them, which grows "
                 "fast, and is never negative. "
                 + claims.softmax_share_claim(variants["divide by the sum"], variants["torch.softmax"],
-                                             md_escape(labels[best])) + " "
+                                             [md_escape(label) for label in labels]) + " "
                 + ("The naive and the PyTorch softmax agree here; they part ways at large scores (below)."
                                 if torch.isfinite(variants["naive exp / sum"]).all() else
                                 f"The naive softmax already fails here: the largest score of query {q + 1}, "

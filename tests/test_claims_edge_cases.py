@@ -103,7 +103,7 @@ def test_almost_even_only_when_the_largest_weight_is_near_the_even_share():
 def test_softmax_share_says_clearly_slightly_or_no_larger_from_the_two_rows():
     book = BOOK_INPUTS @ BOOK_INPUTS.T  # the book's scores: query 2's largest share 0.2278 by the sum, 0.2379 softmax
     by_sum, soft = book[1] / book[1].sum(), torch.softmax(book[1], dim=-1)
-    said = claims.softmax_share_claim(by_sum, soft, "journey")
+    said = claims.softmax_share_claim(by_sum, soft, ["Your", "journey", "starts", "with", "one", "step"])
     assert said == ("Softmax gives the best-matching key (journey) only a slightly larger share than dividing by the "
                     "sum does here: 0.2379 against 0.2278.")
     sharp = torch.tensor([1.0, 2.0, 8.0])  # exp(8) dwarfs the rest: 0.9966 against 8 / 11 = 0.7273

@@ -245,15 +245,15 @@ def leak_rows_claim(leak: torch.Tensor) -> str:
     return f"{rows} weight on later tokens; query {worst + 1} gives {float(leak[worst]):.4f} of its weight to the future."
 
 
-def softmax_share_claim(by_sum: torch.Tensor, softmax: torch.Tensor, label: str = "") -> str:
+def softmax_share_claim(by_sum: torch.Tensor, softmax: torch.Tensor, labels=None) -> str:
     """What softmax did to one query's largest share against dividing the same scores by their sum, from the two rows
     (T,) each: "a clearly larger share" (by more than 0.05), "only a slightly larger share", or "no larger share".
-    label: the best-matching key's name (default "key <n>", 1-based)."""
+    labels: the keys' names, already escaped for markdown (default "key <n>", 1-based)."""
     key = int(torch.argmax(softmax))
     before, after = float(by_sum[key]), float(softmax[key])
     gain = after - before
     how = ("a clearly larger share than dividing by the sum does" if gain > 0.05 else
            "only a slightly larger share than dividing by the sum does here" if gain > 5e-5 else
            "no larger share than dividing by the sum does here")
-    return (f"Softmax gives the best-matching key ({label or f'key {key + 1}'}) {how}: {after:.4f} against "
-            f"{before:.4f}.")
+    name = labels[key] if labels else f"key {key + 1}"
+    return f"Softmax gives the best-matching key ({name}) {how}: {after:.4f} against {before:.4f}."

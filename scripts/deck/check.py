@@ -57,17 +57,14 @@ def caption_flags(blocks: list[dict], spans: list[tuple[float, float]]) -> dict[
     def slide_of(y):
         return next((k for k, (a, b) in enumerate(spans) if a <= y < b), None)
 
+    # (where the picture ends, where its caption starts, the block whose text names it): a caption, legend or colour
+    # bar after the picture's block, and an image's own caption inside it (a cut between them parts them the same)
+    pairs = [(above["bottom"] - 1, block["top"], block) for above, block in zip(blocks, blocks[1:])
+             if block["after"] and above["kind"] == "other"]
+    pairs += [(top, bottom - 1, block) for block in blocks for top, bottom in block.get("glued", [])]
     flags: dict[int, list[str]] = {}
-    for block in blocks:  # an image and its own caption, one element: a cut between them parts them all the same
-        for top, bottom in block.get("glued", []):
-            here, there = slide_of(bottom - 1), slide_of(top)
-            if here is not None and there is not None and here != there:
-                flags.setdefault(here, []).append(
-                    f"caption apart from its picture: \"{block.get('text', '')[:70]}\" (the picture is on the slide before)")
-    for above, block in zip(blocks, blocks[1:]):
-        if not block["after"] or above["kind"] != "other":
-            continue
-        here, there = slide_of(block["top"]), slide_of(above["bottom"] - 1)
+    for picture, caption, block in pairs:
+        here, there = slide_of(caption), slide_of(picture)
         if here is not None and there is not None and here != there:
             flags.setdefault(here, []).append(
                 f"caption apart from its picture: \"{block.get('text', '')[:70]}\" (the picture is on the slide before)")
