@@ -101,11 +101,19 @@ def chromium_page(width: int = 1600, height: int = 1000, **context):
             browser.close()
 
 
+# True once every attention view on the page has drawn (or drawn its error). Its module runs 0.2-0.5 s after the
+# script run ends (measured on /mask), inside the shadow root that holds its <style>; the app's two style-less
+# components (the room's) draw nothing.
+VIEWS_DRAWN = """[...document.querySelectorAll('[data-testid="stBidiComponentIsolated"]')].every(h =>
+  !h.shadowRoot || !h.shadowRoot.querySelector('style') || h.shadowRoot.querySelector('.av, .av-error'))"""
+
+
 def wait_idle(page, timeout_ms: int = 90_000) -> None:
-    """Until the script run is over and no element is still a placeholder skeleton."""
+    """Until the script run is over, no element is still a placeholder skeleton, and every view has drawn."""
     time.sleep(0.2)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=timeout_ms)
+    page.wait_for_function(f"() => {VIEWS_DRAWN}", timeout=timeout_ms)
 
 
 def exceptions(page) -> list[str]:

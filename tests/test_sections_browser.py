@@ -21,10 +21,11 @@ def page():
 def test_a_stage_screen_opens_on_its_lesson_with_few_elements(page, screen, preset):
     base, page = page
     page.goto(f"{base}/{screen}?preset={preset}")
-    wait_idle(page, 180_000)
+    wait_idle(page, 180_000)  # which waits for the views too: they draw 0.2-0.5 s after the run ends
+    assert page.locator(".av").count() + page.locator('[data-testid="stImage"]').count() >= 1  # its picture
+    assert page.locator(".av-error").count() == 0
     assert not exceptions(page)
     assert page.locator('[data-testid="stMain"] h1').count() == 1  # the lesson's title, drawn
-    assert page.locator(".av").count() + page.locator('[data-testid="stImage"]').count() >= 1  # its picture
     count = page.evaluate(ELEMENTS)
     assert count <= MAX_ELEMENTS, f"/{screen} at {preset}: {count} elements"
     sections = page.locator('[class*="st-key-section-"] details')

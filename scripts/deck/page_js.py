@@ -1,5 +1,7 @@
 """The JavaScript the slides run in the page: hide the chrome, wait until drawn, and read the layout."""
 
+from local_server import VIEWS_DRAWN
+
 from .check_js import SKIP
 
 # Streamlit 1.67's embed mode hides the toolbar but not the sidebar; the empty header goes too.
@@ -16,13 +18,14 @@ HIDE_CHROME = """(() => {
 
 PROBLEMS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 
-# Ready: the run is over, no placeholder is left, images are loaded and every chart is drawn.
+# Ready: the run is over, no placeholder is left, images are loaded and every view and chart is drawn.
 READY = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stStatusWidget"]')) return false;
   if (!document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]')) return false;
   if ([...document.images].some(i => !i.complete)) return false;
+  if (!(""" + VIEWS_DRAWN + """)) return false;
   return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
     .every(c => !c.checkVisibility() || c.querySelector('canvas, svg.marks'));  // hidden tabs draw later
 }"""
