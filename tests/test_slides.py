@@ -288,7 +288,9 @@ def sparse():
     # A piece that fills a fifth of its slide: drawn larger, as far as its wrapped code line still fits on one line.
     st.markdown("\\n".join(f"- point {i}: a line of the lesson that a class reads from the back of the room, in big type"
                            for i in range(8)))
-    st.code("context_vec = torch.softmax(queries @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5, dim=-1) @ values",
+    # Two lines: drawn larger, they stay two (a zoom that folded a block's lines into one would wrap it at once).
+    st.code("scores = queries @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5\\n"
+            "context_vec = torch.softmax(queries @ keys.transpose(1, 2) / keys.shape[-1] ** 0.5, dim=-1) @ values",
             wrap_lines=True)
 
 def start():

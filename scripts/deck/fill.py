@@ -24,7 +24,7 @@ ZOOM = """([start, stop, ratio]) => {
   const origin = main.getBoundingClientRect().top - main.scrollTop;
   document.querySelectorAll('[data-slides-zoom]').forEach(e => {
     e.style.zoom = ''; e.removeAttribute('data-slides-zoom');
-    e.querySelectorAll(':not(pre) > code').forEach(c => { c.style.whiteSpace = ''; });
+    e.querySelectorAll('code').forEach(c => { if (!c.closest('pre')) c.style.whiteSpace = ''; });
   });
   if (ratio === 1) return null;
   // Boxes around elements are opened to find what lies wholly on the slide; an element itself (a code block, a
@@ -70,7 +70,8 @@ ZOOM = """([start, stop, ratio]) => {
   const before = new Set(inside.filter(clipped));
   picked.forEach(e => { e.setAttribute('data-slides-zoom', ''); e.style.zoom = ratio; });
   // Inline code in re-wrapped prose keeps its line ("transpose(1, 2)", a shape): the line breaks before it instead.
-  picked.forEach(e => e.querySelectorAll(':not(pre) > code').forEach(c => { c.style.whiteSpace = 'nowrap'; }));
+  // Not a code block's <code>, which Streamlit wraps in a <div> inside its <pre>: nowrap would fold its lines into one.
+  picked.forEach(e => e.querySelectorAll('code').forEach(c => { if (!c.closest('pre')) c.style.whiteSpace = 'nowrap'; }));
   let bottom = start, cut = cells.some(([c, n]) => lines(c) > n)
     || code.some(([c, h]) => c.getBoundingClientRect().height > h * ratio + 2);
   for (const e of picked) {
