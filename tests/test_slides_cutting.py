@@ -195,6 +195,22 @@ def test_a_tall_unit_never_leaves_a_one_line_tail_when_the_rows_allow_two_even_s
     assert slides[0].stop in rows and all(s.readable() for s in slides)
 
 
+def test_a_tall_unit_is_cut_into_as_few_slides_as_readable_and_those_even():
+    # /kv-cache's listing, 1.7 slides of 19 px code: filled greedily, a full slide scaled to 0.84 and a tail of half a
+    # slide (15% of it inked: "nearly empty"). Two slides of 0.85 each keep the code at its own size, neither empty.
+    rows = list(range(40, 1836, 40))
+    layout = {"height": 1900, "blocks": [block(0, 1836, fonts=SMALL, inner=rows)]}
+    slides = layout_slides(layout, SLIDE)
+    heights = [s.stop - s.start for s in slides]
+    assert len(slides) == 2 and max(heights) - min(heights) <= 80, heights
+    assert all(s.scale == 1 for s in slides), [s.scale for s in slides]
+    # Three and a half slides: four even ones, not three full and a half.
+    rows = list(range(40, 3736, 40))
+    slides = layout_slides({"height": 3800, "blocks": [block(0, 3736, fonts=SMALL, inner=rows)]}, SLIDE)
+    heights = [s.stop - s.start for s in slides]
+    assert max(heights) - min(heights) <= 80 and all(s.readable() for s in slides), heights
+
+
 def test_a_control_right_above_a_picture_stays_with_it():
     # /implementations: "Show the code of" (a select box) was left alone on a slide, its code on the next.
     layout = {"height": 2200, "blocks": [block(0, 900), block(916, 990, fonts={16.0: 30}),

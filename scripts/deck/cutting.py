@@ -10,9 +10,9 @@ The rules, in the order they apply:
   at least 60% full.
 - A unit taller than a slide is scaled down only as far as its text stays readable (MIN_TEXT_PX at
   the slide's size, or unscaled where the app already draws it smaller); beyond that it is cut
-  between two rows of its ink (text lines, table rows), never right after its heading or intro.
-  When that leaves a short tail (under NEAR_EMPTY of a slide), the last cut moves up to even out
-  the last two slides: two half slides, not a full one and a line.
+  between two rows of its ink (text lines, table rows), never right after its heading or intro,
+  into as few slides as readable text allows, and those as even as its rows allow: two slides of
+  three quarters each, not a full one scaled down and a quarter.
 - A slide left mostly empty (under NEAR_EMPTY of a slide) joins its neighbour where the two fit
   on one slide at a readable scale; the tail of a topic never joins the start of the next.
 """
@@ -121,30 +121,36 @@ def groups(layout: dict) -> list[Unit]:
 
 
 def split_tall(unit: Unit, start: int, end: int, height: float, band: float, zoom: float) -> list[Slide]:
-    """The slides holding one unit taller than `room`, from `start` to `end`: each as tall as its own text allows
-    (unscaled, or scaled as far as Slide.readable allows), else (no cut close enough) up to the next cut."""
+    """The slides holding one unit taller than `room`, from `start` to `end`: as few as readable slides allow (each
+    scaled no further than Slide.readable allows, else up to the next cut), and those as even as the cuts allow."""
     def piece(a, b):  # the screen's first slide (from 0) has no band above it
         top = band if a else 0
         return Slide(a, b, fonts_of(unit.texts, a, b), height - top, top, opens=unit.opens and a == start)
 
-    slides, position = [], start
     candidates = sorted(c for c in set(unit.cuts) if start < c < end)
+    greedy, position = [], start  # the fewest pieces: each as tall as it may be
     while not piece(position, end).readable(zoom):
         ahead = [c for c in candidates if c > position]
         if not ahead:
             break
         fits = [c for c in ahead if piece(position, c).readable(zoom)] or ahead[:1]  # unscaled ones included
-        slides.append(piece(position, fits[-1]))
+        greedy.append(fits[-1])
         position = fits[-1]
-    last = piece(position, end)
-    if slides and end - position < NEAR_EMPTY * last.room:  # a short tail: move the last cut up to even the two
-        before = slides[-1].start
-        even = [c for c in candidates if before < c < position and piece(before, c).readable(zoom)
-                and piece(c, end).readable(zoom)]
-        if even:
-            best = max(even, key=lambda c: min(c - before, end - c))
-            slides[-1], last = piece(before, best), piece(best, end)
-    return slides + [last]
+    # Even: a listing 1.5 slides long filled greedily gave a full slide scaled down and a tail under a quarter
+    # filled; two slides of 0.75 each keep its text unscaled and neither slide nearly empty.
+    cuts, position = [], start
+    for left in range(len(greedy), 0, -1):  # `left` cuts still to place, aiming at equal shares of what remains
+        target = position + (end - position) / (left + 1)
+        usable = [c for c in candidates if c > position and piece(position, c).readable(zoom)]
+        if not usable:
+            cuts = []
+            break
+        cuts.append(min(usable, key=lambda c: abs(c - target)))
+        position = cuts[-1]
+    if not cuts or not piece(position, end).readable(zoom) or len(cuts) != len(greedy):
+        cuts = greedy  # the even cuts leave a piece too tall to read: the greedy ones stand
+    edges = [start, *cuts, end]
+    return [piece(a, b) for a, b in zip(edges, edges[1:])]
 
 
 def layout_slides(layout: dict, height: float, band: float = TOP_BAND, zoom: float = 1.0) -> list[Slide]:
