@@ -349,6 +349,25 @@ def test_filled_is_the_share_of_the_slide_that_holds_ink():
     assert check.filled(faint, "rgb(255, 255, 255)") == 0
 
 
+def test_a_block_of_text_fills_its_area_and_a_lone_line_or_far_apart_blocks_do_not():
+    check = SLIDES_MODULE.check
+    white = "rgb(255, 255, 255)"
+    listing = Image.new("RGB", (1920, 1080), (255, 255, 255))
+    for y in range(100, 820, 80):  # lines of code 80 px apart, words 100 px apart: half its squares inked
+        for x in range(100, 1300, 200):
+            listing.paste((0, 0, 0), (x, y, x + 100, y + 20))
+    block = 1200 * 720 / (1920 * 1080)  # the listing's area: 42% of the slide
+    assert check.inked(listing, white) < 0.6 * block  # read square by square, it looked "nearly empty" (under 25%)
+    assert abs(check.filled(listing, white) - block) < 0.05 and not check.fill_flag(check.filled(listing, white))
+    line = Image.new("RGB", (1920, 1080), (255, 255, 255))  # one caption line under nothing: still nearly empty
+    line.paste((0, 0, 0), (100, 100, 1500, 130))
+    assert check.fill_flag(check.filled(line, white))
+    corners = Image.new("RGB", (1920, 1080), (255, 255, 255))  # two metrics far apart: the space between stays empty
+    corners.paste((0, 0, 0), (100, 100, 400, 300))
+    corners.paste((0, 0, 0), (1500, 700, 1800, 900))
+    assert check.filled(corners, white) == check.inked(corners, white) and check.fill_flag(check.filled(corners, white))
+
+
 def test_only_a_screens_title_slide_may_be_nearly_empty():
     check = SLIDES_MODULE.check
     title = {"top": 60, "bottom": 140, "kind": "heading"}

@@ -93,13 +93,13 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
         title = check.title_slide(layout["blocks"], slide.start, slide.stop)
         image = capture(page, top, slide.start, slide.stop, tall, width, layout["bg"], args.scale)
         start, stop, ratio, seen = slide.start, slide.stop, 1.0, measured  # seen: what the check reads cuts from
-        if not title and tall <= height and check.filled(image, layout["bg"]) < check.MIN_FILLED:
+        if not title and tall <= height and check.inked(image, layout["bg"]) < check.MIN_FILLED:
             larger = fill.zoom_in(page, slide.start, slide.stop, height - slide.band, lambda: wait_ready(page, args.timeout))
             if larger:  # laid out again, larger (fill.py); the zoom comes off before the next slide
                 ratio, start, stop, seen = larger
                 image = capture(page, start - slide.band, start, stop, tall, width, layout["bg"], args.scale)
                 fill.zoom_out(page, lambda: wait_ready(page, args.timeout))
-                scaled.append(f"{name}__{i:02d}.png drawn {ratio:.2f} times as large: it filled under "
+                scaled.append(f"{name}__{i:02d}.png drawn {ratio:.2f} times as large: its ink covered under "
                               f"{check.MIN_FILLED:.0%} of the slide")
         file = out / f"{name}__{i:02d}.png"
         image.save(file)

@@ -5,9 +5,10 @@ A slide is flagged when
   edge, a chart's text past its canvas or shortened with '…', a line of code or of a printed tensor wrapped to the
   block's left edge (check_js.MEASURE finds them in the page);
 - text on it is under MIN_TEXT_PX at 1920 x 1080 (its CSS size x the slide's scale x --zoom);
-- it is less than MIN_FILLED filled (filled(): the share of the slide's area, in CELL-pixel squares, that
-  holds anything but the background), unless it is a screen's title slide (title_slide()). Such a slide is first
-  laid out again larger (fill.py), as far as nothing on it is cut or wraps where it must not; this reads the result;
+- it is less than MIN_FILLED filled (filled(): the share of the slide's area, in CELL-pixel squares, that its
+  content blocks cover, the gaps between their words and lines included), unless it is a screen's title slide
+  (title_slide()). A slide whose ink covers under MIN_FILLED of it (inked()) is first laid out again larger
+  (fill.py), as far as nothing on it is cut or wraps where it must not; this reads the result;
 - a picture and its caption (or legend, colour bar) are on different slides.
 Every run writes the report beside the slides (check__<params>.txt, or check.txt); --strict makes a flagged
 slide fail the run. Pure Python on what the page reported, so tests/test_slides_check.py drives it directly.
@@ -20,6 +21,8 @@ from .cutting import MIN_TEXT_PX
 MIN_FILLED = 0.25  # a slide with less of its area drawn on is nearly empty
 CELL = 40  # filled(): the slide is read as squares of this many image pixels (at --scale 1)
 INK = 24  # filled(): a pixel differs from the background by more than this (0-255, any channel) to count
+WORD_GAP = 3  # filled(): empty squares along a row (120 px, 5 characters of presenter text) inside one block
+LINE_GAP = 2  # filled(): empty squares down a column (80 px, a paragraph's margin) inside one block
 
 
 @dataclass
@@ -71,8 +74,8 @@ def caption_flags(blocks: list[dict], spans: list[tuple[float, float]]) -> dict[
     return flags
 
 
-def filled(image, background: str) -> float:
-    """The share of the slide's CELL x CELL squares that hold ink (anything not the background)."""
+def ink_cells(image, background: str):
+    """The slide as a grid of CELL x CELL squares: True where a square holds ink (anything not the background)."""
     import re
 
     import numpy as np
@@ -81,8 +84,33 @@ def filled(image, background: str) -> float:
     ink = (np.abs(rgb - bg) > INK).any(axis=2)
     cell = max(1, round(CELL * image.width / 1920))
     rows, cols = ink.shape[0] // cell, ink.shape[1] // cell
-    cells = ink[:rows * cell, :cols * cell].reshape(rows, cell, cols, cell).any(axis=(1, 3))
-    return float(cells.mean())
+    return ink[:rows * cell, :cols * cell].reshape(rows, cell, cols, cell).any(axis=(1, 3))
+
+
+def inked(image, background: str) -> float:
+    """The share of the slide's squares that hold ink: under MIN_FILLED, fill.py tries to draw the slide larger."""
+    return float(ink_cells(image, background).mean())
+
+
+def filled(image, background: str) -> float:
+    """The share of the slide that its content covers: the inked squares, with the gaps inside a block of content
+    closed (run-length smoothing, as document-layout analysis finds text blocks): up to WORD_GAP squares along a
+    row, between words, metrics or table columns, and up to LINE_GAP down a column, between lines. A listing's short
+    lines or a metric's large digits cover their block; a lone line, a dropdown or a stray bracket stays small."""
+    cells = ink_cells(image, background)
+    return float(_closed(_closed(cells, WORD_GAP).T, LINE_GAP).T.mean())
+
+
+def _closed(grid, gap: int):
+    """Each row of the grid with its runs of at most `gap` empty squares between two inked ones filled in."""
+    import numpy as np
+    grid = grid.copy()
+    for row in grid:
+        inked_at = np.flatnonzero(row)
+        for a, b in zip(inked_at, inked_at[1:]):
+            if 1 < b - a <= gap + 1:
+                row[a:b] = True
+    return grid
 
 
 def title_slide(blocks: list[dict], start: float, stop: float) -> bool:
