@@ -99,6 +99,8 @@ st.markdown(f"Each cell shows its storage offset. On the left, head 1 reads offs
 st.subheader("Merging the heads: why `contiguous()`")
 context, packed = steps[4], steps[6]
 merge_cell = cell_size(head_dim, scale, room="half", rows=T * num_heads)
+st.markdown("Left: the matmul's output as it lies in storage, head after head. Right: the same values after "
+            "`.transpose(1, 2).contiguous()`, token after token.")
 left, right = st.columns(2)
 with left:
     ui.chart(memory_cells(cell_frame(ml.storage_cells(context, head_dim, context.pick), T, text="token"),
@@ -110,7 +112,7 @@ with right:
                           col="offset mod head_dim", cell=merge_cell), "contiguous storage", width="content")
 message = ml.view_error(steps)
 if message:
-    st.markdown("The matmul writes its output head after head (left). `transpose(1, 2)` relabels it as "
+    st.markdown("`transpose(1, 2)` alone relabels the left one as "
                 "(b, T, h, d) but leaves the floats where they are, so one token's heads are not next to each "
                 "other and no set of strides reads them as one d_out-wide row. `view(b, T, d_out)` on it fails "
                 "with PyTorch's own error, caught here:")
