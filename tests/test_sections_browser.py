@@ -44,3 +44,23 @@ def test_a_click_opens_a_section_and_runs_its_body(page, screen):
     code.locator('[data-testid="stCode"]').first.wait_for(timeout=30_000)
     assert "def " in code.inner_text()
     assert "open=code" in page.url  # the link now opens this screen with its code showing
+
+
+CLIPPED_LABELS = """() => [...document.querySelectorAll('[data-testid="stMetricLabel"]')].filter(label =>
+  [...label.querySelectorAll('*')].some(x => x.scrollWidth > x.clientWidth + 1 && getComputedStyle(x).overflowX !== 'visible'))
+  .map(label => label.innerText)"""
+
+
+def test_a_metric_label_wraps_instead_of_being_cut(page):
+    # /heads' agreement at GPT-2 small: three metrics side by side in a laptop's 1,100 px window; Streamlit cut
+    # "each head vs F.scaled_dot_product_attention(is_causal=True)" at its column's edge.
+    base, page = page
+    page.set_viewport_size({"width": 1100, "height": 900})
+    try:
+        page.goto(f"{base}/heads?preset=gpt2-small&open=checks")
+        wait_idle(page, 180_000)
+        labels = page.locator('[data-testid="stMetricLabel"]').all_inner_texts()
+        assert any(label.startswith("each head vs F.scaled_dot_product_attention") for label in labels), labels
+        assert page.evaluate(CLIPPED_LABELS) == []
+    finally:
+        page.set_viewport_size({"width": 1600, "height": 1000})  # chromium_page's own size, for the tests after

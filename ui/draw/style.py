@@ -33,6 +33,11 @@ ALWAYS = f"""
    4-6 px past it, so the numerator's top was cut ("0.0008395" on /mask at GPT-2). Room above and below it. */
 .katex-display {{ padding: 0.3em 0; }}
 
+/* A metric's label wraps: Streamlit cuts it at its column's edge ("each head vs F.scaled_dot_product_attent…" in three
+   columns of a laptop's window, or of a slide drawn larger). */
+[data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"], [data-testid="stMetricLabel"] p {{
+  white-space: normal; overflow: visible; text-overflow: clip; overflow-wrap: anywhere; }}
+
 /* Inline code in a caption: Streamlit draws it at 0.75 em of a 14 px caption, 10.5 px. */
 [data-testid="stCaptionContainer"] code {{ font-size: 0.875em; }}
 

@@ -3,7 +3,8 @@
 const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it, never appends again
 const GRID_PX = 480; // the grid's side; a zoom grid is 384 so that it and the 300 px overview share a centred column
 const BARS_MAX = 32;
-const PRESENTER_BARS = 16; // a projector shows a row's 16 largest keys, larger, so map and bars share one screen
+const PRESENTER_BARS = 8; // a projector shows a row's 8 largest keys, larger, so map and bars share one screen (at 16, GPT-2's
+// bars ran a slide below the map)
 // The view's own sliders: [state field, label]; the window ones show only when the map is zoomed.
 const SLIDERS = [["frame0", ""], ["frame1", ""], ["frame2", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
