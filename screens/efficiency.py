@@ -39,7 +39,7 @@ repeats = cols[4].slider("Repeats (at least)", 1, 10, 3, key="eff_repeats",
                               f"{efficiency.MIN_SECONDS:g} s; the charts show the fastest call.")
 biggest = efficiency.weights_bytes(batch, heads, max_tokens)
 st.caption(f"At T = {max_tokens:,} one (b, h, T, T) float32 tensor takes {batch} × {heads} × {max_tokens:,}² × 4 "
-           f"bytes = **{numbers.size_in_bytes(biggest)}**; the course version (`stages.attend`, which keeps "
+           f"bytes = **{numbers.size_in_bytes(biggest)}**; the course version (the app's own, which keeps "
            "every step) holds four of them at once: scores, masked, scaled, weights; the book's forward masks in "
            "place with `masked_fill_`, so it holds three. On the CPU a method that would need more than "
            f"{numbers.size_in_bytes(efficiency.CPU_MEMORY_LIMIT)} is skipped; on a GPU it runs until out of memory.")

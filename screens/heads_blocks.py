@@ -230,7 +230,7 @@ def _d_out_demo(settings, num_heads, **_) -> None:
     seed = settings.seed_for("heads")
     same = once(("d_out meaning", settings.inputs_id, settings.d_out, num_heads, seed),
                 lambda: rq.d_out_meaning(settings.x[:6], settings.d_out, num_heads, seed))
-    st.markdown(f"**What d_out means** (pull request 859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
+    st.markdown(f"**What d_out means** (the book's pull request #859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
     data_table(pd.DataFrame({
         # GPT-2 small's counts are exercise 3.3's answer, further down the screen: count_text names the exercise

@@ -39,7 +39,8 @@ def mask_slice(record: dict, step: int, labels: list) -> None:
     st.markdown(f"**The mask at step {step}.** `ptr_current_pos` was {ptr}, so the mask slice is "
                 f"`mask[{ptr}:{ptr + stop - start}, :{stop}]`: {stop - start} query row{'s' if stop - start > 1 else ''} "
                 f"× {stop} keys (True = masked).")
-    data_table(pd.DataFrame(mask.numpy(), index=rows, columns=keys), width="content")
+    shown = [["True" if masked else "False" for masked in row] for row in mask.tolist()]  # as PyTorch prints a bool
+    data_table(pd.DataFrame(shown, index=rows, columns=keys), width="content")
 
 
 def step_tensors(record: dict, step: int, head: int, labels: list) -> None:
@@ -153,7 +154,7 @@ def mistakes(settings: Settings, num_heads: int, prompt: int) -> None:
             f"{stale:.4f}." if stale >= lesson.SAME else f"Without a reset the outputs differ by only {scientific(stale)}.",
             f"With reset_cache() the second run repeats the first: largest difference {lesson.difference_text(again)}.")
     wrong = lesson.largest_difference(record["mask_from_0"], right)
-    pitfall("Slicing the mask from row 0 instead of ptr_current_pos (the book's pull request #697)",
+    pitfall("Slicing the mask from its first row instead of ptr_current_pos (the book's pull request #697)",
             "mask_bool = self.mask.bool()[:num_tokens_Q, :num_tokens_K]",
             "mask_bool = self.mask.bool()[\n    self.ptr_current_pos:self.ptr_current_pos + num_tokens_Q, :num_tokens_K]",
             f"A lone new query gets row 1 of the causal mask, which hides every key but the first: the outputs of the "

@@ -51,7 +51,7 @@ def cache_table(cache: dict, num_tokens: int, num_heads: int) -> None:
     """This layer's cache: multi-head, grouped-query, latent, in numbers a token and in bytes."""
     g, per = cache["num_kv_groups"], cache["per_token"]
     rows = [("multi-head attention", f"{num_heads} key/value heads", per["mha"], cache["mha"]),
-            ("grouped-query attention", f"num_kv_groups = {g} (as on /gqa)", per["gqa"], cache["gqa"]),
+            ("grouped-query attention", f"num_kv_groups = {g} (as on the Shared keys screen)", per["gqa"], cache["gqa"]),
             ("latent (this screen)", "latent_dim", per["mla"], cache["mla"])]
     st.table(pd.DataFrame([(a, b, f"{n:,}", f"{bytes_:,}") for a, b, n, bytes_ in rows],
                           columns=["attention", "cached", "numbers a token", f"bytes, {num_tokens:,} tokens (float32)"]),

@@ -13,7 +13,8 @@ settings = ui.current()
 st.title("Heads in memory")
 st.markdown(
     "`MultiHeadAttention` cuts one projection into heads with `view` and `transpose(1, 2)`, and glues them back "
-    "with `transpose(1, 2)`, `contiguous()` and `view`. None of that moves a head into memory of its own: a "
+    "with `transpose(1, 2)`, `contiguous()` and `view`. `view` and `transpose` move no float, and the one copy, "
+    "`contiguous()`, lays the floats out token after token again: no head ever gets memory of its own. A "
     "tensor is a flat **storage** of floats plus **strides**, how many floats to skip for one step along each "
     "dimension. Here every float of a small example is drawn, and every number below is read from PyTorch "
     "(`stride()`, `storage_offset()`, `is_contiguous()`, `data_ptr()`).")

@@ -221,8 +221,9 @@ def test_each_common_mistake_differs_from_the_right_result():
 
 def test_a_mistakes_right_figure_is_called_rounding_only_when_tiny_and_against_the_mistakes_own():
     item = {"measure": "largest difference", "right": 1.4e-5, "wrong": 0.7}
-    assert rope.right_words(item) == "largest difference: 1.4 × 10⁻⁵, float32 rounding (50,000 times smaller than " \
-                                     "the mistake's 0.7000)"
+    # The ratio as an order of magnitude: "10,030,299 times smaller" wrote digits that no measurement holds.
+    assert rope.right_words(item) == "largest difference: 1.4 × 10⁻⁵, float32 rounding (5.0 × 10⁴ times smaller " \
+                                     "than the mistake's 0.7000)"
     assert rope.right_words(dict(item, right=0.0)) == ("largest difference: 0, float32 rounding (against the "
                                                        "mistake's 0.7000)")
     assert rope.right_words(dict(item, right=3e-4)) == "largest difference: 0.0003"  # not rounding: a plain number

@@ -239,8 +239,8 @@ HELPERS_DIFFER = {
                "`bernoulli_(1 - p)`, instead of `torch.manual_seed`: seed 123 gives the book's matrix without "
                "moving another visitor's random numbers.",
     "heads": "The app's `split_heads` and `merge_heads` name the `view` and `transpose` lines of "
-             "MultiHeadAttention.forward for its lessons; the classes above are the book's, without the "
-             "app's `trace()`.",
+             "MultiHeadAttention.forward for its lessons; the classes above are the book's as printed, "
+             "without the method the app adds to read each step.",
 }
 
 

@@ -36,13 +36,20 @@ def growth_words(growth: float) -> str:
     return f"× {growth:.1f}, well {side} the × {QUADRATIC:.0f} that its T × T work predicts"
 
 
+def ms(seconds: float) -> str:
+    """Milliseconds written one way in every sentence of the verdict (a teacher's read found 44.4 and 44.44 ms for
+    one call): one decimal from 1 ms, two below."""
+    value = seconds * 1e3
+    return f"{value:,.1f}" if value >= 1 else f"{value:.2f}"
+
+
 def growth_sentence(found: dict) -> str:
     """From T/2 to T, how the course version's time moved, with both times. A time that fell or stayed the same
     while the work grew fourfold, or calls that varied a lot, cannot be read against the × 4: the sentence says so
     instead of "grew × 0.4, well below the × 4"."""
     t, growth, half_s, now_s = found["tokens"], found["growth_from_half"], found["course_half_s"], found["course_s"]
     start = f"From T = {t // 2:,} to {t:,} the course version's time"
-    times = f"({half_s * 1e3:,.2f} → {now_s * 1e3:,.2f} ms)"
+    times = f"({ms(half_s)} → {ms(now_s)} ms)"
     if growth < SAME_WITHIN:  # fell, or about the same
         return (f"{start} {change_words(half_s, now_s, SAME_WITHIN)} {times} while its T × T work grew × "
                 f"{QUADRATIC:.0f}: the measurement is too noisy to read.")
@@ -70,7 +77,7 @@ def reasons(found: dict, far: bool, faster: bool) -> list[str]:
         found_reasons.append(f"From T = {t // 2:,} to {t:,} the (b, h, T, T) tensors grew four times and probably "
                              "no longer fit in the processor's cache, so every pass over them waits on main memory.")
     elif far:
-        short_call = (f"At T = {t // 2:,} a call of the course version took {half_s * 1e3:,.2f} ms: too short for "
+        short_call = (f"At T = {t // 2:,} a call of the course version took {ms(half_s)} ms: too short for "
                       "the T² arithmetic to dominate. " if half_s is not None and half_s < FIXED_COST_S else "")
         found_reasons.append(short_call + "Fixed costs that do not grow with T (PyTorch's dispatch, starting "
                              "threads) are still a large part of each call at these sizes; a larger T shows the "
@@ -88,8 +95,8 @@ def verdict(found: dict) -> str:
     t, words = found["tokens"], speed(found["course_s"], found["sdpa_s"])
     said = (f"the fused kernel was **{words}**" if words != "about as fast"
             else f"the two took about the same time (within {SAME_WITHIN - 1:.0%})")
-    text = (f"At T = {t:,} the fused kernel's fastest call took **{found['sdpa_s'] * 1e3:,.1f} ms** and the course "
-            f"version's **{found['course_s'] * 1e3:,.1f} ms**: {said}. Their new tensors peaked at "
+    text = (f"At T = {t:,} the fused kernel's fastest call took **{ms(found['sdpa_s'])} ms** and the course "
+            f"version's **{ms(found['course_s'])} ms**: {said}. Their new tensors peaked at "
             f"{size_in_bytes(found['sdpa_bytes'])} (fused) and {size_in_bytes(found['course_bytes'])} (course).")
     growth = found.get("growth_from_half")
     if growth is not None:

@@ -318,7 +318,7 @@ def right_words(item: dict) -> str:
     reads found 1.4 × 10⁻⁵ called rounding beside "agreement means ≤ 10⁻⁵", then a second bar of 10⁻⁴)."""
     right, wrong = item["right"], item["wrong"]
     if right <= SAME:
-        times = f"{wrong / right:,.0f} times smaller than" if right > 0 else "against"
+        times = f"{scientific(wrong / right)} times smaller than" if right > 0 else "against"  # 10,030,299: false digits
         return f"{item['measure']}: {scientific(right)}, float32 rounding ({times} the mistake's {wrong:.4f})"
     return f"{item['measure']}: {right:.4f}"
 
