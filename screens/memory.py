@@ -48,11 +48,12 @@ st.markdown(f"Tokens, heads and dims are counted from 1, as on every screen; **P
             f"Your pick, token {token + 1}, head {head + 1}, dim {dim + 1}, is PyTorch's "
             f"`queries[0, {token}, {head * head_dim + dim}]` before the split and `[0, {head}, {token}, {dim}]` after it.")
 st.caption(f"b = 1, T = {T}, h = {num_heads}, head_dim = {head_dim}, so d_out = {d_out}; d_in = "
-           f"{settings.x.shape[1]} (the sidebar's input, first {T} tokens), weights seeded with {seed}. Hue: the "
-           "head; shade: the token (light first, dark last); the black square: the element you picked.")
+           f"{settings.x.shape[1]} (the sidebar's input, first {T} tokens), weights seeded with {seed}.")
 scale = ui.font_scale()
 
 st.subheader("The storage of `queries`")
+# The key to the colours opens the section it explains: a caption above the heading stayed on the slide before.
+st.markdown("Hue: the head; shade: the token (light first, dark last); the black square: the element you picked.")
 first = steps[0]
 ui.chart(memory_cells(cell_frame(ml.storage_cells(first, d_out, first.pick), T, text="token"),
                       f"queries' {T * d_out} floats in storage order (drawn {d_out} to a line)",

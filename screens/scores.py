@@ -2,6 +2,7 @@
 import streamlit as st
 
 from attention_core.book import stages
+from attention_core.drawing.view_data import CELLS_MAX, TOP_KEYS
 from attention_core.lessons import agreement, claims, initialisation
 import ui
 from screens import scores_blocks as blocks
@@ -31,9 +32,13 @@ def screen():
 
     st.subheader("Scores, one query at a time")
     by = "x" if proj == "none" else "v"
+    # Above CELLS_MAX tokens only each row's TOP_KEYS largest travel with their numbers: only those are worked.
+    worked = ("the cell **worked by hand**" if len(settings.tokens) <= CELLS_MAX else
+              f"the cell **worked by hand** when it is one of its row's {TOP_KEYS} largest (at this size only those "
+              "come with their numbers)")
     st.markdown(
         f"Pick a query and a key with the sliders, the arrow keys, or a click on a cell: the view shows the "
-        f"query's scores, the cell **worked by hand**, then the query's weights α (softmax of its scores, next "
+        f"query's scores, {worked}, then the query's weights α (softmax of its scores, next "
         f"screen) and its **context vector** z = Σᵢ αᵢ · {by}⁽ⁱ⁾, an enriched version of the query token."
         + (" Here q⁽ⁱ⁾ = x⁽ⁱ⁾ W_q and k⁽ʲ⁾ = x⁽ʲ⁾ W_k, with the weights named at the top." if proj == "v1" else ""))
     ui.show_view(scores, settings, "scores", "attention scores ω", view_key="scores_view",
