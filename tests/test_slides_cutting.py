@@ -211,6 +211,19 @@ def test_a_tall_unit_is_cut_into_as_few_slides_as_readable_and_those_even():
     assert max(heights) - min(heights) <= 80 and all(s.readable() for s in slides), heights
 
 
+def test_a_paragraph_above_an_open_section_is_not_its_intro():
+    # /softmax: the curves, the paragraph that explains them, then the temperature section (open, its own title). The
+    # paragraph went with the section as its "intro", to the next slide, and left the curves unexplained.
+    curves, words = block(0, 500), text(516, 600)
+    section = block(616, 1400, opens=True)
+    units = groups({"height": 1400, "blocks": [curves, words, section]})
+    assert [(u.top, u.bottom) for u in units] == [(0, 500), (516, 600), (616, 1400)]
+    spans = [(s.start, s.stop) for s in layout_slides({"height": 1400, "blocks": [curves, words, section]}, SLIDE)]
+    assert on_one_slide(spans, 0, 600), spans
+    # A paragraph above a picture still introduces it.
+    assert len(groups({"height": 1000, "blocks": [text(0, 80), block(96, 900)]})) == 1
+
+
 def test_a_control_right_above_a_picture_stays_with_it():
     # /implementations: "Show the code of" (a select box) was left alone on a slide, its code on the next.
     layout = {"height": 2200, "blocks": [block(0, 900), block(916, 990, fonts={16.0: 30}),

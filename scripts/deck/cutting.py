@@ -94,7 +94,9 @@ def groups(layout: dict) -> list[Unit]:
     headings_only = False  # the unit so far is headings alone (a title over a subtitle): another one joins it
     blocks = layout["blocks"]
     for k, block in enumerate(blocks):
-        joins_lead = lead and (block["kind"] != "heading" or headings_only)  # a new heading starts a new unit
+        # A new heading starts a new unit, and so does a block that opens its own topic (an open section): a
+        # paragraph above it explains what came before (/softmax's curves), it is not its intro.
+        joins_lead = lead and ((block["kind"] != "heading" and not block["opens"]) or headings_only)
         if found and (joins_lead or block["after"]):
             unit = found[-1]
             # The unit may later be cut here only after a picture (before its caption), or inside a long intro
