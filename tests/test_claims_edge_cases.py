@@ -26,14 +26,15 @@ def _found(half_ms, now_ms, spread=1.05):
 
 def test_a_course_time_that_fell_is_called_a_fall_and_too_noisy_to_read():
     text = efficiency_verdict.verdict(_found(154.02, 64.05))  # the numbers
-    assert "From T = 512 to 1,024 the course version's time fell to 42% of it (154.02 → 64.05 ms)" in text
+    assert "From T = 512 to 1,024 the course version's time fell to 42% of it (154.0 → 64.0 ms)" in text
+    assert "course version's **64.0 ms**" in text  # the same call written the same way in both sentences
     assert "too noisy to read" in text and "grew × 0.4" not in text and "below the × 4" not in text
     same = efficiency_verdict.verdict(_found(60.0, 60.0))  # equal numbers: no growth at all
     assert "stayed about the same (× 1.00)" in same and "too noisy to read" in same
     noisy = efficiency_verdict.verdict(_found(15.0, 64.0, spread=1.9))  # grew × 4.3, but the calls varied
     assert "grew × 4.3" in noisy and "too noisy to read" in noisy and "close to the × 4" not in noisy
     clean = efficiency_verdict.verdict(_found(16.0, 64.0))
-    assert "grew × 4.0, close to the × 4 that its T × T work predicts (16.00 → 64.00 ms)." in clean
+    assert "grew × 4.0, close to the × 4 that its T × T work predicts (16.0 → 64.0 ms)." in clean
     assert "too noisy" not in clean
 
 
