@@ -22,8 +22,9 @@ COLOURS = {"q": "#1f77b4", "k": "#d62728"}
 WHY = (
     "**Why turning gives relative positions.** Turn a pair (a, b) by angle α and another pair (c, d) by β: their dot "
     "product is |(a, b)| · |(c, d)| · cos(φ + α − β), with φ the angle between them before. With α = m · θ and "
-    "β = n · θ it depends on m − n only. Pair i (counted from 1) has its own θ_i = theta_base^(−2(i − 1)/head_dim): the first turns one "
-    "radian a token, the last barely moves, so near and far distances each have dials that tell them apart.\n\n"
+    "β = n · θ it depends on m − n only. Pair i (counted from 1) has its own θ_i = theta_base^(−2(i − 1)/head_dim): "
+    "the first turns one radian a token, the last barely moves, so near and far distances each have dials that tell "
+    "them apart.\n\n"
     "**Why not add a vector to x, as GPT-2 does?** An added position vector mixes into every projection and the "
     "model must learn to read distances out of it; a turn leaves each vector's length alone and puts the distance "
     "straight into q · k. The values are never turned: what a token passes on does not depend on where it sits.\n\n"

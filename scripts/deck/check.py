@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from .cutting import MIN_TEXT_PX
 
 MIN_FILLED = 0.25  # a slide with less of its area drawn on is nearly empty
-CELL = 40  # filled(): the slide is read as squares of this many image pixels (at --scale 1)
-INK = 24  # filled(): a pixel differs from the background by more than this (0-255, any channel) to count
+CELL = 40  # ink_cells(): the slide is read as squares of this many image pixels (at --scale 1)
+INK = 24  # ink_cells(): a pixel differs from the background by more than this (0-255, any channel) to count
 WORD_GAP = 3  # filled(): empty squares along a row (120 px, 5 characters of presenter text) inside one block
 LINE_GAP = 2  # filled(): empty squares down a column (80 px, a paragraph's margin) inside one block
 
