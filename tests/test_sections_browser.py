@@ -22,6 +22,9 @@ def test_a_stage_screen_opens_on_its_lesson_with_few_elements(page, screen, pres
     base, page = page
     page.goto(f"{base}/{screen}?preset={preset}")
     wait_idle(page, 180_000)  # which waits for the views too: they draw 0.2-0.5 s after the run ends
+    # and for the picture itself: on CI a view's element was not yet on the page when the run had ended (/mask, then
+    # /dropout at the book preset), so wait_idle had no view to wait for
+    page.wait_for_selector('.av, .av-error, [data-testid="stImage"]', state="attached", timeout=30_000)
     assert page.locator(".av").count() + page.locator('[data-testid="stImage"]').count() >= 1  # its picture
     assert page.locator(".av-error").count() == 0
     assert not exceptions(page)
