@@ -108,24 +108,11 @@ VIEWS_DRAWN = """[...document.querySelectorAll('[data-testid="stBidiComponentIso
   !h.shadowRoot || !h.shadowRoot.querySelector('style') || h.shadowRoot.querySelector('.av, .av-error'))"""
 
 
-# How many elements and components the page holds: a view's element can reach the page after the run has ended.
-ELEMENTS = """() => [document.querySelectorAll('[data-testid="stElementContainer"]').length,
-  document.querySelectorAll('[data-testid="stBidiComponentIsolated"]').length]"""
-
-
 def wait_idle(page, timeout_ms: int = 90_000) -> None:
-    """Until the script run is over, no element is still a placeholder skeleton, the page's elements have stopped
-    arriving (the same count 0.3 s apart), and every view has drawn."""
+    """Until the script run is over, no element is still a placeholder skeleton, and every view has drawn."""
     time.sleep(0.2)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=timeout_ms)
     page.wait_for_function("!document.querySelector('[data-testid=stSkeleton]')", timeout=timeout_ms)
-    last = None
-    for _ in range(20):  # at most 6 s
-        now = page.evaluate(ELEMENTS)
-        if now == last:
-            break
-        last = now
-        time.sleep(0.3)
     page.wait_for_function(f"() => {VIEWS_DRAWN}", timeout=timeout_ms)
 
 
