@@ -105,19 +105,29 @@ def two_variants(record: dict, q: int, k: int) -> None:
     simple, simple_norm, unmasked = record["masked_simple"], record["masked_simple_norm"], record["unmasked_weights"]
     c1, c2 = st.columns(2)
     with c1:
-        ui.show_matrix(simple_norm, settings, "weights", "1: softmax, zero with tril, renormalise", selected_row=q)
+        first = ui.show_matrix(simple_norm, settings, "weights", "1: softmax, zero with tril, renormalise",
+                               selected_row=q, legend=False)
     with c2:
-        ui.show_matrix(record["attn_weights"], settings, "weights", "2: −∞ above the diagonal, then softmax", selected_row=q)
+        second = ui.show_matrix(record["attn_weights"], settings, "weights", "2: −∞ above the diagonal, then softmax",
+                                selected_row=q, legend=False)
+    if first == second:  # drawn on the same colours: one legend under both
+        ui.draw_legend(first)
+    else:
+        for column, legend in ((c1, first), (c2, second)):
+            with column:
+                ui.draw_legend(legend)
     gap = record["variants_max_abs_diff"]
+    # The difference beside its explanation, not above it: under the two maps the four lines ran onto a slide alone.
+    number, words = st.columns([1, 3])
     # One way of writing this difference on the screen: as the agreement panel and the buffer's note write it
-    st.metric("max |variant 1 − variant 2|", scientific(gap))
+    number.metric("max |variant 1 − variant 2|", scientific(gap))
     agree = "agree to float rounding" if gap <= numbers.TOLERANCE else "differ by more than float rounding"
-    st.markdown(f"The two matrices {agree} (max difference {scientific(gap)} {numbers.within_tolerance(gap)}). "
-                "Variant 1 for the same cell:")
-    st.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
-             rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
-    st.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
-               "Variant 2 gets there with one softmax and no second division.")
+    words.markdown(f"The two matrices {agree} (max difference {scientific(gap)} {numbers.within_tolerance(gap)}). "
+                   "Variant 1 for the same cell:")
+    words.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
+                rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
+    words.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
+                  "Variant 2 gets there with one softmax and no second division.")
 
 
 screen()

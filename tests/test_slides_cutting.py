@@ -12,12 +12,14 @@ BODY = {22.0: 500}  # a paragraph's text: 22 px in presenter mode
 SMALL = {19.0: 900}  # a table's or a view's text: 19 px, readable down to 16/19 = 0.84
 
 
-def block(top, bottom, kind="other", colon=False, after=False, opens=None, fonts=None, inner=()):
-    """A block as page_js.LAYOUT reports it; its text (`fonts`, {px: characters}) spread over it, a line every 40 px."""
+def block(top, bottom, kind="other", colon=False, after=False, opens=None, fonts=None, inner=(), splits=()):
+    """A block as page_js.LAYOUT reports it; its text (`fonts`, {px: characters}) spread over it, a line every 40 px.
+    inner: where it may be cut; splits: those of them inside one piece of reading (a paragraph, a list of bars)."""
     lines = range(top, bottom, 40)
     texts = [[y, size, count / len(lines)] for size, count in (BODY if fonts is None else fonts).items() for y in lines]
     return {"top": top, "bottom": bottom, "kind": kind, "colon": colon, "after": after,
-            "opens": kind == "heading" if opens is None else opens, "texts": texts, "cuts": list(inner)}
+            "opens": kind == "heading" if opens is None else opens, "texts": texts, "cuts": list(inner),
+            "splits": list(splits)}
 
 
 def heading(top, bottom, **kw):
@@ -209,6 +211,33 @@ def test_a_tall_unit_is_cut_into_as_few_slides_as_readable_and_those_even():
     slides = layout_slides({"height": 3800, "blocks": [block(0, 3736, fonts=SMALL, inner=rows)]}, SLIDE)
     heights = [s.stop - s.start for s in slides]
     assert max(heights) - min(heights) <= 80 and all(s.readable() for s in slides), heights
+
+
+def test_a_tall_unit_is_cut_between_two_pieces_of_reading_before_inside_one():
+    # /softmax's experiment at GPT-2: a section (1,580 px) whose intro paragraph (lines to 373) tops a view whose list
+    # of bars runs past the first slide. The even cut fell inside the bars: three bars and a legend alone on a slide.
+    # Between the intro and the view gives two slides as well, the view whole on the second.
+    paragraph, bars = [260, 300, 340], list(range(1180, 1560, 40))
+    layout = {"height": 1600, "blocks": [block(0, 1580, fonts=SMALL, inner=[*paragraph, 373, *bars],
+                                               splits=[*paragraph, *bars])]}
+    assert [(s.start, s.stop) for s in layout_slides(layout, SLIDE)] == [(0, 373), (373, 1588)]
+    # A piece under TIDY_SHARE of a slide is not worth it: the even cuts stand (here, inside the bars).
+    bars = list(range(1180, 1500, 40))
+    layout = {"height": 1520, "blocks": [block(0, 1500, fonts=SMALL, inner=[200, 240, 280, *bars], splits=bars)]}
+    slides = layout_slides(layout, SLIDE)
+    assert len(slides) == 2 and slides[0].stop in bars and all(s.readable() for s in slides), slides
+
+
+def test_a_topic_that_fits_a_slide_scaled_readably_stays_on_one():
+    # /mask at GPT-2, "The book's two ways": its title, two maps with their legend (to 1,020), then the difference
+    # between them and its formula (to 1,270). Unscaled, the difference started the next slide, above the next
+    # section; scaled to 0.85 (22 px text: 19 px) the topic is one slide.
+    def topic(bottom):
+        return {"height": bottom + 1200, "blocks": [heading(0, 60), block(76, 1020), block(1036, bottom),
+                                                    heading(bottom + 30, bottom + 80), block(bottom + 96, bottom + 600)]}
+    assert cuts(topic(1270), SLIDE)[0] == (0, 1292)
+    # Too tall for MERGE_SCALE: cut between the two as before.
+    assert cuts(topic(1400), SLIDE)[0] == (0, 1028)
 
 
 def test_a_paragraph_above_an_open_section_is_not_its_intro():

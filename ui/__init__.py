@@ -34,7 +34,7 @@ from ui.draw.code import show_code
 from ui.draw.display import data_table, device_badge, explain, for_the_teacher, table, table_grid, table_height
 from ui.draw.dropout_view import show_where_dropped
 from ui.draw.export import new_run
-from ui.draw.heatmaps import show_matrix
+from ui.draw.heatmaps import draw_legend, show_matrix
 from ui.draw.sharpness import sharpness_against_d_k
 from ui.draw.training_plots import curves, head_grid
 from ui.draw.vega import chart, draw_image, font_scale
@@ -54,7 +54,7 @@ __all__ = [
     "probe_ids", "probe_weights", "trained_run", "heads_weights",
     "public_mode",
     "agreement", "checked", "show_code", "device_badge", "explain", "for_the_teacher", "data_table", "table", "table_grid", "table_height", "show_where_dropped",
-    "new_run", "show_matrix", "sharpness_against_d_k", "curves", "head_grid", "chart", "draw_image", "font_scale",
+    "new_run", "show_matrix", "draw_legend", "sharpness_against_d_k", "curves", "head_grid", "chart", "draw_image", "font_scale",
     "show_view",
     "exercises", "predict_first",
 ]

@@ -6,13 +6,15 @@ The rules, in the order they apply:
   as a select box) right above a picture. A line ending with
   ':' introduces what follows too; a caption, a folded expander or a colour bar stays with the block
   above. The blocks glued this way make a *unit*.
-- A slide holds as many whole units as fit, and prefers to end before a heading when that leaves it
-  at least 60% full.
+- A slide holds as many whole units as fit; a slide that opens a topic holds all of it (up to the next
+  heading) where it fits scaled readably (no further than MERGE_SCALE); else it prefers to end before a
+  heading when that leaves it at least 60% full.
 - A unit taller than a slide is scaled down only as far as its text stays readable (MIN_TEXT_PX at
   the slide's size, or unscaled where the app already draws it smaller); beyond that it is cut
   between two rows of its ink (text lines, table rows), never right after its heading or intro,
   into as few slides as readable text allows, and those as even as its rows allow: two slides of
-  three quarters each, not a full one scaled down and a quarter.
+  three quarters each, not a full one scaled down and a quarter. A cut between two pieces of reading
+  beats one inside a paragraph, a listing or a list of bars, where it gives as many slides, none small.
 - A slide left mostly empty (under NEAR_EMPTY of a slide) joins its neighbour where the two fit
   on one slide at a readable scale; the tail of a topic never joins the start of the next.
 """
@@ -25,6 +27,7 @@ MIN_TEXT_PX = 16  # the smallest text a scaled slide may show, in pixels of a 19
 MERGE_SCALE = 0.8  # a merge of a near-empty slide never scales the two below this, text or not
 NEAR_EMPTY = 0.5  # a slide whose content fills less than half of it is merged where it fits
 CONTROL_PX = 110  # a block this short above a picture is its control (a select box, a badge): it leads the picture
+TIDY_SHARE = 0.3  # a cut between two pieces of reading is preferred while every piece stays this share of a slide
 BODY_SHARE = 0.02  # a block's "small text" is the size below which only this share of its characters lie (a lone
 # subscript; a code block or a caption beside long prose is more, and is read: it sets how far a slide may shrink)
 
@@ -36,6 +39,7 @@ class Unit:
     opens: bool  # starts with a heading: a good place to start a slide
     texts: list = field(default_factory=list)  # [top, font size in CSS px, characters] of each run of its text
     cuts: list = field(default_factory=list)  # where it may be cut when it must be: between two rows of ink
+    splits: set = field(default_factory=set)  # those of the cuts that split one piece of reading (a paragraph, bars)
 
 
 def fonts_of(texts: list, start: float = float("-inf"), stop: float = float("inf")) -> dict:
@@ -109,10 +113,12 @@ def groups(layout: dict) -> list[Unit]:
             unit.bottom = max(unit.bottom, block["bottom"])
             unit.texts += block["texts"]
             unit.cuts += block["cuts"]
+            unit.splits |= set(block.get("splits", ()))
             lead = (joins_lead and block["kind"] in ("heading", "text")) or block["colon"]
             headings_only = headings_only and block["kind"] == "heading"
         else:
-            found.append(Unit(block["top"], block["bottom"], block["opens"], list(block["texts"]), list(block["cuts"])))
+            found.append(Unit(block["top"], block["bottom"], block["opens"], list(block["texts"]), list(block["cuts"]),
+                              set(block.get("splits", ()))))
             # A heading leads what follows; so does a paragraph right above a picture (its intro).
             lead = (block["kind"] == "heading" or block["colon"] or (
                 block["kind"] in ("text", "other") and k + 1 < len(blocks) and blocks[k + 1]["kind"] == "other"
@@ -124,12 +130,26 @@ def groups(layout: dict) -> list[Unit]:
 
 def split_tall(unit: Unit, start: int, end: int, height: float, band: float, zoom: float) -> list[Slide]:
     """The slides holding one unit taller than `room`, from `start` to `end`: as few as readable slides allow (each
-    scaled no further than Slide.readable allows, else up to the next cut), and those as even as the cuts allow."""
+    scaled no further than Slide.readable allows, else up to the next cut), and those as even as the cuts allow. Cuts
+    between two pieces of reading come first: /softmax's experiment was cut inside its list of bars, three bars and a
+    legend on a slide of their own, where a cut between its intro and its view gave as many slides."""
     def piece(a, b):  # the screen's first slide (from 0) has no band above it
         top = band if a else 0
         return Slide(a, b, fonts_of(unit.texts, a, b), height - top, top, opens=unit.opens and a == start)
 
     candidates = sorted(c for c in set(unit.cuts) if start < c < end)
+    edges = _edges(piece, candidates, start, end, zoom)
+    whole = [c for c in candidates if c not in unit.splits]
+    if len(whole) < len(candidates):
+        tidy = _edges(piece, whole, start, end, zoom)
+        if (len(tidy) == len(edges) and all(piece(a, b).readable(zoom) for a, b in zip(tidy, tidy[1:]))
+                and min(b - a for a, b in zip(tidy, tidy[1:])) >= TIDY_SHARE * height):
+            edges = tidy
+    return [piece(a, b) for a, b in zip(edges, edges[1:])]
+
+
+def _edges(piece, candidates: list, start: int, end: int, zoom: float) -> list:
+    """[start, cuts..., end]: the fewest readable pieces (greedy), then the cuts moved to make them even."""
     greedy, position = [], start  # the fewest pieces: each as tall as it may be
     while not piece(position, end).readable(zoom):
         ahead = [c for c in candidates if c > position]
@@ -151,8 +171,7 @@ def split_tall(unit: Unit, start: int, end: int, height: float, band: float, zoo
         position = cuts[-1]
     if not cuts or not piece(position, end).readable(zoom) or len(cuts) != len(greedy):
         cuts = greedy  # the even cuts leave a piece too tall to read: the greedy ones stand
-    edges = [start, *cuts, end]
-    return [piece(a, b) for a, b in zip(edges, edges[1:])]
+    return [start, *cuts, end]
 
 
 def layout_slides(layout: dict, height: float, band: float = TOP_BAND, zoom: float = 1.0) -> list[Slide]:
@@ -178,12 +197,21 @@ def layout_slides(layout: dict, height: float, band: float = TOP_BAND, zoom: flo
         j = i + 1  # units i .. j-1 go on this slide: the first always, the next ones while they fit
         while j < len(units) and after(j) - start <= room():
             j += 1
-        if j < len(units) and not units[j].opens:  # the next slide would not open on a heading: find one
-            j = next((k for k in range(j - 1, i, -1)
-                      if units[k].opens and units[k].top - GAP - start >= 0.6 * room()), j)
-        stop = after(j - 1)
-        slides.append(Slide(start, stop, fonts_of([t for u in units[i:j] for t in u.texts]), room(),
-                            band if slides else 0, units[i].opens))
+        def slide(k):  # units i .. k-1 on one slide
+            return Slide(start, after(k - 1), fonts_of([t for u in units[i:k] for t in u.texts]), room(),
+                         band if slides else 0, units[i].opens)
+
+        if j < len(units) and not units[j].opens:  # the next slide would not open on a heading
+            # A topic (from its heading to the next) on one slide, scaled a little, before its last lines start a
+            # slide of their own (/mask's two maps, then the difference between them and its formula).
+            rest = next((k for k in range(j, len(units)) if units[k].opens), len(units))
+            if units[i].opens and slide(rest).readable(zoom) and slide(rest).scale >= MERGE_SCALE:
+                j = rest
+            else:  # end this slide before a heading, if one leaves it well filled
+                j = next((k for k in range(j - 1, i, -1)
+                          if units[k].opens and units[k].top - GAP - start >= 0.6 * room()), j)
+        slides.append(slide(j))
+        stop = slides[-1].stop
         start, i = stop, j
     return merge_near_empty(slides, zoom)
 

@@ -53,6 +53,8 @@ LAYOUT = """(slide) => {
     return open && open[1] ? [open[0], ...units(open[1])] : [e];
   });
   const SOLID = 'img, canvas, svg, video, iframe, input, button, textarea, select, [role="slider"], hr';
+  // One piece of reading: a cut between two of its rows splits it (a paragraph, a listing, a table, a list of bars).
+  const WHOLE = 'p, li, pre, table, .av-bars';
   // The ink of e: every text line and solid element as [top, bottom], and its text's sizes.
   const ink = (root, acc) => {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
@@ -68,6 +70,7 @@ LAYOUT = """(slide) => {
         if (lines.length && size >= 4) acc.texts.push([Math.round(lines[0].top - origin), +size.toFixed(1), text.length]);
       } else {
         if (n.shadowRoot) ink(n.shadowRoot, acc);
+        if (n.matches(WHOLE)) acc.wholes.push(box(n));
         if (n.matches(SOLID) && n.checkVisibility()) { const r = n.getBoundingClientRect();
                                                        if (r.height > 0) acc.rows.push([r.top - origin, r.bottom - origin]); }
       }
@@ -99,12 +102,14 @@ LAYOUT = """(slide) => {
       const heading = title || (element && !!e.querySelector('[data-testid="stHeading"]'));
       const prose = words && !!e.querySelector('[data-testid="stMarkdown"]');
       const [top, bottom] = box(e);
-      const acc = ink(e, {rows: [], texts: []});
+      const acc = ink(e, {rows: [], texts: [], wholes: []});
       // A picture and its own caption (st.image's): never cut apart, and the check says so if they end up apart.
       const glued = [...e.querySelectorAll('[data-testid="stImage"]')].flatMap(i => {
         const img = i.querySelector('img'), caption = i.querySelector('[data-testid="stImageCaption"]');
         return img && caption && caption.innerText.trim() ? [[Math.round(box(img)[0]), Math.round(box(caption)[1])]] : [];
       });
+      const cuts = (bottom - top > slide / 2 ? cutsInside(acc, top, bottom) : [])
+        .filter(c => !glued.some(([a, b]) => c > a && c < b));
       return {top, bottom,
               kind: heading ? 'heading' : (prose || caption || folded || legend) ? 'text' : 'other',
               colon: element && e.innerText.trim().endsWith(':'),  // "the tensors:" introduces what follows
@@ -114,8 +119,8 @@ LAYOUT = """(slide) => {
               texts: acc.texts,  // [top, font px, characters] of each run of text
               text: e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 80),  // for the check's report
               glued,  // [top of a picture, bottom of its caption] of each captioned image in the block
-              cuts: (bottom - top > slide / 2 ? cutsInside(acc, top, bottom) : [])
-                .filter(c => !glued.some(([a, b]) => c > a && c < b))};
+              cuts,
+              splits: cuts.filter(c => acc.wholes.some(([a, b]) => c > a && c < b))};  // the cuts inside one piece
     });
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
   return {height: main.scrollHeight, blocks, bg};

@@ -7,6 +7,7 @@ spec or PNG → ui.draw.vega's draw_spec / draw_image, which also add the downlo
 (colour.scale_for, once per map): the scale object then travels to every drawing call.
 """
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -26,15 +27,35 @@ def as_numpy(matrix) -> np.ndarray:
     return np.asarray(torch.as_tensor(matrix).detach().float().cpu())
 
 
+@dataclass(frozen=True)
+class Legend:
+    """What a map's colours mean: words, and the colour bar of an image map (None under an Altair map)."""
+    words: str
+    bar: bytes | None = None
+
+
+def draw_legend(legend: "Legend | None") -> None:
+    if legend is None:
+        return
+    if legend.bar is None:
+        st.caption(legend.words)
+        return
+    # The words under the strip, not as its caption: a caption is as narrow as the 256 px strip (7 lines).
+    st.image(legend.bar, output_format="PNG", width=256, alt=f"colour scale: {legend.words}")
+    st.caption(legend.words)
+
+
 def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
                 selected_row: int | None = None, selected_cell=None, row_labels=None, col_labels=None,
-                legend: bool = True, mask_labels: tuple[str, str] | None = None, mask_dark: int = 1):
+                legend: bool = True, mask_labels: tuple[str, str] | None = None, mask_dark: int = 1) -> Legend | None:
     """A heatmap that stays quick at every size.
 
     Up to 64 tokens: one Altair cell per value, with tooltips. Above: an image of block maxima (block
     means for scores) with a colour bar; exact values of a window of a large map are the attention
     view's (view_route.show_view). mask_labels: what a mask's 0 and 1 mean; mask_dark: the value drawn dark
     (0 draws a mask whose 0 means what another's 1 means in that one's colours; its numbers stay its own).
+    Returns the map's legend (None: it has none), drawn under it unless legend=False: maps side by side on
+    one scale then share one (draw_legend once for each different legend).
     """
     values, key = as_numpy(matrix), fingerprint(matrix)
     rows = row_labels or settings.labels[: values.shape[0]]
@@ -53,18 +74,22 @@ def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = 
                                                                   mask_dark=mask_dark),
                                                    font))
         draw_spec(charts.select(spec, rows, cols, selected_row, selected_cell), title, frame, width="content")
-        if legend and scale.words:
-            st.caption(scale.words)
-        return
+        found = Legend(scale.words) if scale.words else None
+    else:
+        found = _image_map(values, key, kind, scale, title, frame, mask_labels, mask_dark)
+    if legend:
+        draw_legend(found)
+    return found
+
+
+def _image_map(values, key, kind, scale, title, frame, mask_labels, mask_dark) -> Legend:
+    """A large map as a PNG of blocks, captioned with how it was reduced; its legend is returned."""
     flipped = kind == "mask" and mask_dark == 0  # the picture only: its table keeps the mask's own values
     png, blocks, (low, high) = cached_image(("image", key, kind, scale, flipped),
                                             lambda: overview_png(values, kind, scale, inverted=flipped))
     draw_image(png, title, f"{title}: {values.shape[0]:,} × {values.shape[1]:,} drawn as an image ({blocks})"
                + ("." if kind == "mask" else "; hatched grey = masked."), table=frame)
-    if legend:
-        words = _legend(scale, low, high, mask_labels, mask_dark)
-        st.image(_colour_bar_png(scale, low >= 0, high <= 0), output_format="PNG", caption=words, width=256,
-                 alt=f"colour scale: {words}")
+    return Legend(_legend(scale, low, high, mask_labels, mask_dark), _colour_bar_png(scale, low >= 0, high <= 0))
 
 
 def overview_png(values: np.ndarray, kind: str, scale: colour.ColourScale, inverted: bool = False):
@@ -84,14 +109,14 @@ def _colour_bar_png(scale: colour.ColourScale, no_negative: bool = False, no_pos
 
 def _legend(scale: colour.ColourScale, low: float, high: float, mask_labels: tuple[str, str] | None = None,
             mask_dark: int = 1) -> str:
-    """The colour bar's caption in plain words."""
+    """The colour bar's caption in plain words (the picture's own caption says what hatched grey is)."""
     if scale.relative:
         return (f"colour: each weight against an even share of its query's visible keys (1/n), log scale: "
                 f"pale = {colour.times_even(low)} or less, dark = {colour.times_even(high)} or more "
-                "(this map's 2nd to 98th percentile); hatched grey = masked (future tokens)")
+                "(this map's 2nd to 98th percentile)")
     if scale.two_tone:
         return "colour: " + colour.mask_legend(mask_labels, mask_dark)
     if scale.around_zero:
         return ("colour: " + colour.score_legend(low, high) + f" or beyond (the {matrix_images.SCORE_PERCENTILE}th "
                 "percentile of this map's |block means|); hatched grey = masked (−∞)")
-    return "colour: weight 0 (pale) … 1 (dark); hatched grey = masked (future tokens)"
+    return "colour: weight 0 (pale) … 1 (dark)"
