@@ -82,7 +82,8 @@ def screen():
                         if frames else record["weights_uncached"][head], "weights")],
                  vectors=[("context, cached", record["context_cached"]),
                           ("context, uncached", record["context_uncached"])],
-                 parts=("matrix", "row", "cell"), selection=(stop - 1, 0))  # opens on the step's newest row
+                 parts=("matrix", "row", "cell"), selection=(stop - 1, 0),  # opens on the step's newest row
+                 hatched="not in the cache (a token not fed yet, or the future)")
     blocks.mask_slice(record, step, labels)
     sections(record, num_heads, prompt, step, head, labels)
 

@@ -20,6 +20,8 @@ def test_book_preset_steps_through_the_generation_in_the_view():
     dims = view["meta"]["frames"]["dims"]
     assert [d["param"] for d in dims] == ["kv_step"] and dims[0]["values"] == [1, 2, 3, 4, 5]
     assert view["meta"]["frames"]["initial"] == 2  # step 3, 0-based
+    # Its legend names both kinds of hatched cell: rows of tokens not fed yet are not "masked" (issue 35's read).
+    assert view["meta"]["hatched"] == "not in the cache (a token not fed yet, or the future)"
     record = lesson.generation_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, prompt=2)
     for frame, (_, stop) in enumerate(record["calls"]):
         newest = stop - 1  # the row this step added: its weights over every cached key, with and without the cache

@@ -93,7 +93,7 @@ def shoot(page, base: str, path: str, query: str, name: str, args) -> tuple[list
         title = check.title_slide(layout["blocks"], slide.start, slide.stop)
         image = capture(page, top, slide.start, slide.stop, tall, width, layout["bg"], args.scale)
         start, stop, ratio, seen = slide.start, slide.stop, 1.0, measured  # seen: what the check reads cuts from
-        if not title and tall <= height and check.inked(image, layout["bg"]) < check.MIN_FILLED:
+        if tall <= height and check.inked(image, layout["bg"]) < check.MIN_FILLED:
             larger = fill.zoom_in(page, slide.start, slide.stop, height - slide.band, lambda: wait_ready(page, args.timeout))
             if larger:  # laid out again, larger (fill.py); the zoom comes off before the next slide
                 ratio, start, stop, seen = larger

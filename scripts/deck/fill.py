@@ -27,6 +27,7 @@ ZOOM = """([start, stop, ratio]) => {
     e.querySelectorAll('code').forEach(c => { if (!c.closest('pre')) c.style.whiteSpace = ''; });
   });
   if (ratio === 1) return null;
+  const TITLE_ZOOM = 1.2;
   // Boxes around elements are opened to find what lies wholly on the slide; an element itself (a code block, a
   // table, a paragraph) is zoomed whole or not at all: its lines must not zoom one by one. A slide holding a piece of
   // one (a listing running on from the slide before or on to the next) stays as it is: a teacher's read found a
@@ -68,7 +69,10 @@ ZOOM = """([start, stop, ratio]) => {
     || (x.scrollHeight > x.clientHeight + 2 && getComputedStyle(x).overflowY !== 'visible');
   const inside = picked.flatMap(e => [e, ...e.querySelectorAll('*')]);
   const before = new Set(inside.filter(clipped));
-  picked.forEach(e => { e.setAttribute('data-slides-zoom', ''); e.style.zoom = ratio; });
+  // The screen's title (h1) grows a little only: it is already the largest text, and a title slide's intro and
+  // controls are what filled a quarter of it (/scores, /softmax).
+  picked.forEach(e => { e.setAttribute('data-slides-zoom', '');
+                        e.style.zoom = e.querySelector('h1') ? Math.min(ratio, TITLE_ZOOM) : ratio; });
   // Inline code in re-wrapped prose keeps its line ("transpose(1, 2)", a shape): the line breaks before it instead.
   // Not a code block's <code>, which Streamlit wraps in a <div> inside its <pre>: nowrap would fold its lines into one.
   picked.forEach(e => e.querySelectorAll('code').forEach(c => { if (!c.closest('pre')) c.style.whiteSpace = 'nowrap'; }));

@@ -44,7 +44,7 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
               worked=None, names=("q", "k"), also=(), vectors=(), row_title: str = "",
               parts=("matrix", "row", "cell", "arithmetic"), commit: bool = False, frames: dict | None = None,
               dropped_from: int | None = None, labels=None, selection: tuple[int, int] | None = None,
-              order=None, order_name: str = "", first: int = 1) -> tuple[int, int]:
+              order=None, order_name: str = "", first: int = 1, hatched: str = "masked") -> tuple[int, int]:
     """Draw `matrix` (T, T) in the view; returns the committed (query, key), 0-based. With `frames`
     (view_data.view_payload's), matrix is a stack (F, T, T) and the browser scrubs it.
 
@@ -57,7 +57,8 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
     selection: the (query, key) to open at, 0-based, for a map that is not of the sidebar's tokens (an
     experiment's): such a view neither reads nor moves the app's query and key. order, order_name: what ranks
     every bar list of the view (view_data.view_payload's), e.g. the scores under weights that round to 0.0000.
-    first: the number the view gives its first row and column (0 for positions counted from 0)."""
+    first: the number the view gives its first row and column (0 for positions counted from 0). hatched: what
+    the legend says a hatched cell is (a KV cache's also holds the rows of tokens not fed yet)."""
     values = as_numpy(matrix)  # (T, T) or (F, T, T)
     count = values.shape[-1]
     labels = list(labels or settings.labels[:count])
@@ -75,16 +76,18 @@ def show_view(matrix, settings: Settings, kind: str = "weights", title: str = ""
                  tuple((name, extra_scale) for name, _, _, extra_scale in extras),
                  tuple((name, *fields) for name, _, *fields in vecs), tuple(names), commit,
                  None if frames is None else repr(sorted(frames.items())), dropped_from, selection,
-                 None if order is None else fingerprint(order), order_name, first)
+                 None if order is None else fingerprint(order), order_name, first, hatched)
 
     def build():
         q, k, scores = worked if worked is not None else (None, None, None)
-        return view_data.view_payload(values, labels, kind, scale, title, query + 1, key + 1,
+        data = view_data.view_payload(values, labels, kind, scale, title, query + 1, key + 1,
                                       *window, q=q, k=k, scores=scores, font_scale=font, parts=tuple(parts),
                                       row_title=row_title, also=extras, vectors=vecs, names=tuple(names), commit=commit,
                                       frames=frames, dropped_from=dropped_from, url_selection=selection is None,
                                       order=None if order is None else as_numpy(order), order_name=order_name,
                                       first=first)
+        data["meta"]["hatched"] = hatched
+        return data
 
     attention_view(payload(cache_key, _build=build), key=view_key, on_commit=lambda: _commit(view_key, frames))
     if scale.words and "matrix" in parts:  # bars alone show no colour scale

@@ -183,7 +183,7 @@ function drawFrame(v) {
     canvas.setAttribute("aria-label", `Overview of ${meta.title}: ${o.blocks}`);
   }
   const masked = v.sources[0].shades.includes(SHADE_MASKED) || meta.layout === "lower";
-  v.legend.textContent = `Colour: ${meta.legends[state.frame] ?? meta.legend}${masked ? "; hatched grey = masked" : ""}`
+  v.legend.textContent = `Colour: ${meta.legends[state.frame] ?? meta.legend}${masked ? `; hatched grey = ${meta.hatched ?? "masked"}` : ""}`
     + `${meta.dropped ? `; ${meta.dropped.name} = dropped by this draw (0 after dropout, a weight before)` : ""}.`
     + (v.zoom && meta.overview ? ` Overview: ${meta.overview.blocks}.` : "");
 }
