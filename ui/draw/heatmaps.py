@@ -22,6 +22,9 @@ from ui.draw.vega import draw_image, draw_spec, font_scale
 from ui.state.settings import Settings
 
 
+BAR_WIDTH = 512  # an image map's colour bar: as wide as the map (matrix_images.overview draws 512 px)
+
+
 def as_numpy(matrix) -> np.ndarray:
     """A tensor (any device) or array as a float32 numpy array on the CPU."""
     return np.asarray(torch.as_tensor(matrix).detach().float().cpu())
@@ -40,9 +43,9 @@ def draw_legend(legend: "Legend | None") -> None:
     if legend.bar is None:
         st.caption(legend.words)
         return
-    # The words under the strip, not as its caption: a caption is as narrow as the 256 px strip (7 lines).
-    st.image(legend.bar, output_format="PNG", width=256, alt=f"colour scale: {legend.words}")
-    st.caption(legend.words)
+    # As wide as the map above it (512 px): a caption is as narrow as its image, and under a 256 px strip the words
+    # ran to 7 lines. One element, not a strip and a caption: a screen's lesson keeps few (test_sections_browser).
+    st.image(legend.bar, output_format="PNG", caption=legend.words, width=BAR_WIDTH, alt=f"colour scale: {legend.words}")
 
 
 def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
@@ -104,7 +107,7 @@ def overview_png(values: np.ndarray, kind: str, scale: colour.ColourScale, inver
 def _colour_bar_png(scale: colour.ColourScale, no_negative: bool = False, no_positive: bool = False) -> bytes:
     """The legend strip; around zero (scores), only the half of the palette a one-sided range uses."""
     signs = (0.0 if no_negative else -1.0, 0.0 if no_positive else 1.0)
-    return png_bytes(scale.bar(signs if scale.around_zero else None))
+    return png_bytes(scale.bar(signs if scale.around_zero else None, width=BAR_WIDTH, height=12))
 
 
 def _legend(scale: colour.ColourScale, low: float, high: float, mask_labels: tuple[str, str] | None = None,
