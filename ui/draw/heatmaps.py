@@ -43,9 +43,10 @@ def draw_legend(legend: "Legend | None") -> None:
     if legend.bar is None:
         st.caption(legend.words)
         return
-    # As wide as the map above it (512 px): a caption is as narrow as its image, and under a 256 px strip the words
-    # ran to 7 lines. One element, not a strip and a caption: a screen's lesson keeps few (test_sections_browser).
-    st.image(legend.bar, output_format="PNG", caption=legend.words, width=BAR_WIDTH, alt=f"colour scale: {legend.words}")
+    # As wide as the map above it (512 px, or its column where narrower: width="content"; an int width ran past a
+    # 397 px column): a caption is as narrow as its image, and under a 256 px strip the words ran to 7 lines. One
+    # element, not a strip and a caption: a screen's lesson keeps few (test_sections_browser).
+    st.image(legend.bar, output_format="PNG", caption=legend.words, alt=f"colour scale: {legend.words}")
 
 
 def show_matrix(matrix, settings: Settings, kind: str = "weights", title: str = "",
