@@ -14,13 +14,14 @@ with FIRST_IMPORTS:  # app.py may be importing the app in its start-up thread: o
     import ui
     from ui.server import run_gate
     from ui.server import allocator
-    from ui.state import sections
+    from ui.state import catalog, sections
     from ui.server import warmup
     from ui.teach import room
     from screens import registry
 
 FAVICON = Path(__file__).resolve().parent / "ui" / "draw" / "favicon.png"
 
+catalog.declare(registry.SCREENS)  # the ui layer reads the screens' entries there: it never imports screens/
 allocator.limit_arenas()  # before the sessions' threads allocate: see ui/server/allocator.py
 # The icon is a file shipped with the app (a causal attention map): a Material icon as favicon is fetched from a font
 # server by the browser, which fails offline and is a network call the app promises not to make.

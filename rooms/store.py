@@ -5,25 +5,21 @@ process's memory. SQLite (the default, no setup) is shared by every process on o
 for several machines. Both run the same checks in the same order, and tests/test_rooms_store.py runs
 one suite against both.
 
-    store = open_store()                      # reads ATTENTION_ROOMS_STORE; raises StoreUnavailable
+    store = open_store()                      # rooms/backends.py: reads ATTENTION_ROOMS_STORE; raises StoreUnavailable
     result, code, token = start_room(store)
     store.answer(code, "scores:argmax:ab12", student_id, "2")  # Result(ok=True) or a refusal with a reason
 """
 import abc
-import os
 import re
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
 from itertools import islice
-from pathlib import Path
 from typing import Callable
 
 from rooms.codes import new_code, new_teacher_token, parse_code, token_matches, valid_student_id
 from rooms.results import STORED, Reason, Result, Room, StoreUnavailable, Tally, refused  # noqa: F401 (re-exported)
 
-ENV = "ATTENTION_ROOMS_STORE"  # "", "sqlite:///path/rooms.sqlite3", "redis://host:6379/0", or "off"
 
 # --- The bounds. Storage is at most about MAX_ROOMS * MAX_ANSWERS answers (50 * 20,000 = 1,000,000
 # rows of under 200 bytes: about 200 MB), whatever visitors send; a refusal names the bound it hit.
@@ -192,26 +188,3 @@ def start_room(store: Store, tries: int = 5) -> tuple[Result, str, str]:
         if result.reason is not Reason.CODE_TAKEN:
             break
     return result, "", ""
-
-
-def default_sqlite_path() -> Path:
-    """One file per user in the temp dir: every app process this user runs on the machine shares it."""
-    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return Path(tempfile.gettempdir()) / f"attention-rooms-{user}" / "rooms.sqlite3"
-
-
-def open_store(url: str | None = None, *, limits: Limits | None = None,
-               clock: Callable[[], float] | None = None) -> Store:
-    """The store that `url` names (None: the ATTENTION_ROOMS_STORE setting; "": the default SQLite file).
-    Raises StoreUnavailable, and only that, when rooms cannot work."""
-    url = (os.environ.get(ENV, "") if url is None else url).strip()
-    if url.lower() == "off":
-        raise StoreUnavailable(f"rooms are switched off ({ENV}=off)")
-    if url == "" or url.startswith("sqlite://"):
-        from rooms.sqlite_store import SQLiteStore
-        path = url.removeprefix("sqlite://") or None  # "sqlite:///tmp/r.db" -> "/tmp/r.db"
-        return SQLiteStore(path or default_sqlite_path(), limits=limits, clock=clock)
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        from rooms.redis_store import RedisStore
-        return RedisStore(url, limits=limits, clock=clock)
-    raise StoreUnavailable(f"{ENV} names no store this app knows (sqlite://..., redis://... or off)")

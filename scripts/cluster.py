@@ -180,7 +180,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         with ExitStack() as rooms:
-            if args.redis:  # the app servers inherit it: rooms/store.py reads ATTENTION_ROOMS_STORE
+            if args.redis:  # the app servers inherit it: rooms/backends.py reads ATTENTION_ROOMS_STORE
                 os.environ["ATTENTION_ROOMS_STORE"] = rooms.enter_context(redis_server(Path(tempfile.mkdtemp())))
                 print(f"rooms: {os.environ['ATTENTION_ROOMS_STORE']}", flush=True)
             serve(args)

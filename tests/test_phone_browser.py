@@ -107,7 +107,8 @@ def test_a_screen_fits_a_phone(server, path):
 
 def test_a_room_students_answers_are_big_enough_to_tap(server):
     base, url = server
-    from rooms.store import open_store, start_room
+    from rooms.backends import open_store
+    from rooms.store import start_room
     result, code, _token = start_room(open_store(url))
     assert result.ok
     with chromium_page(**PHONE) as page:

@@ -8,7 +8,8 @@ from conftest import open_screen, page_text
 @pytest.fixture()
 def room(tmp_path, monkeypatch):
     """A fresh room in a SQLite store of this test's own: (code, teacher token)."""
-    from rooms.store import open_store, start_room
+    from rooms.backends import open_store
+    from rooms.store import start_room
     from ui.teach import room as room_ui
     url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
     monkeypatch.setenv("ATTENTION_ROOMS_STORE", url)
@@ -68,7 +69,7 @@ def test_a_teacher_and_two_students_count_reveal_and_see_where_they_stood(room):
         if str(widget.key).startswith("quiz:"):
             widget.set_value(widget.options[-1])
     next(b for b in two.button if str(b.key).endswith(":send")).click().run()
-    from rooms.store import open_store
+    from rooms.backends import open_store
     seat = two.session_state["keep:seat"]
     assert len(qids) == 2 and [open_store().my_answer(code, q, seat) for q in qids] == ["0", "yes"]
 

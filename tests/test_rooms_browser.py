@@ -139,7 +139,8 @@ PHONE = dict(width=390, height=844, is_mobile=True, has_touch=True, device_scale
 
 
 def test_on_a_phone_the_join_box_comes_first_and_a_student_lands_on_the_lesson_with_the_sidebar_closed(server, store_url):
-    from rooms.store import open_store, start_room
+    from rooms.backends import open_store
+    from rooms.store import start_room
     found = open_store(store_url)
     result, code, _token = start_room(found)
     assert result.ok and found.set_teacher_view(code, "mask").ok  # the teacher is on /mask

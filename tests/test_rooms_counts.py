@@ -51,7 +51,7 @@ def test_the_note_says_students_see_the_reveal_within_a_few_seconds_from_the_pol
 
 @pytest.fixture()
 def store(tmp_path, monkeypatch):
-    from rooms.store import open_store
+    from rooms.backends import open_store
     from ui.teach import room as room_ui
     url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
     monkeypatch.setenv("ATTENTION_ROOMS_STORE", url)

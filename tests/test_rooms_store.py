@@ -21,8 +21,8 @@ from rooms import sqlite_pool, sqlite_store
 from rooms.codes import new_student_id, new_teacher_token
 from rooms.redis_store import GRACE_S, RedisStore
 from rooms.sqlite_store import SQLiteStore
-from rooms.store import (EXPIRY_S, MAX_ANSWERS, MAX_ROOMS, MAX_VIEW_LEN, ENV, Limits, Reason, StoreUnavailable,
-                         open_store, refused, start_room)
+from rooms.backends import ENV, open_store
+from rooms.store import EXPIRY_S, MAX_ANSWERS, MAX_ROOMS, MAX_VIEW_LEN, Limits, Reason, StoreUnavailable, refused, start_room
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -245,7 +245,7 @@ def test_two_processes_writing_one_room_lose_no_answers(store_url):
     writer = (
         "import sys, time\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from rooms.store import open_store\n"
+        "from rooms.backends import open_store\n"
         "url, code, who, start = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])\n"
         "store = open_store(url)\n"
         "while time.time() < start: time.sleep(0.002)\n"  # both start together, so their writes interleave

@@ -12,7 +12,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rooms.store import ENV, open_store, start_room
+from rooms.backends import ENV, open_store
+from rooms.store import start_room
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from .measure import MemorySampler, cpu_seconds

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
-from screens import registry
+from ui.state import catalog
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Settings:
 
     def seed_for(self, stage: str) -> int:
         """The book preset uses the book's seed for each stage; otherwise the chosen seed."""
-        return registry.BY_NAME[stage].stage.book_seed if self.preset == "book" else self.seed
+        return catalog.screen(stage).stage.book_seed if self.preset == "book" else self.seed
 
 
 def this_run() -> Settings:

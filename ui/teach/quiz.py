@@ -11,7 +11,7 @@ import streamlit as st
 from attention_core.lessons import exercises as ex
 from attention_core.lessons import questions as quiz
 from attention_core.book.modules import mha_parameter_count, out_proj_parameter_count, wrapper_parameter_count
-from screens import registry
+from ui.state import catalog
 from ui.compute.cache import exercise_3_1
 from ui.state import sections
 from ui.state.settings import Settings
@@ -25,7 +25,7 @@ SAY = {True: st.success, False: st.warning, None: st.info}  # a wrong answer is 
 
 def questions_for(screen: str, **inputs) -> list:
     """The questions the screen's registry entry declares, computed from its tensors."""
-    return registry.BY_NAME[screen].questions(**inputs)
+    return catalog.screen(screen).questions(**inputs)
 
 
 # --- predict first --------------------------------------------------------------------------------

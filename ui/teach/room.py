@@ -18,8 +18,9 @@ import streamlit as st
 
 from attention_core.lessons.presets import PARAMS, parse_param, url_params
 from rooms import address, codes
-from rooms.store import Store, StoreUnavailable, open_store, start_room
-from screens import registry
+from rooms.backends import open_store
+from rooms.store import Store, StoreUnavailable, start_room
+from ui.state import catalog
 from ui.state.session import set_value, value
 
 TOKEN_KEY, VIEW_KEY, START_NOTE = "room:token", "room:view-sent", "room:start-note"
@@ -44,7 +45,7 @@ _failed_at = [0.0]
 
 @functools.lru_cache(maxsize=1)  # one store (one connection pool) per process
 def _open() -> Store:
-    return open_store()  # ATTENTION_ROOMS_STORE, or the default SQLite file (rooms/store.py)
+    return open_store()  # ATTENTION_ROOMS_STORE, or the default SQLite file (rooms/backends.py)
 
 
 def store() -> Store | None:
@@ -248,7 +249,7 @@ def open_teacher_view(code: str) -> None:
         st.info("The teacher has not opened a screen in this room yet.", icon=":material/info:")
         return
     page_path, _, query = view.partition("?")
-    screen = registry.BY_NAME.get(page_path or "home")
+    screen = catalog.SCREENS.get(page_path or "home")
     if screen is None:
         st.info("The teacher's screen is not one this app has.", icon=":material/info:")
         return
