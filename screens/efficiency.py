@@ -85,7 +85,7 @@ ui.explain(
 )
 gb = numbers.size_in_bytes(efficiency.weights_bytes(1, 12, 8192))
 ui.explain(
-    f"Where the quadratic bites: GPT-2 small's 12 heads at 8,192 tokens need 12 × 8,192² × 4 bytes = **{gb}** for "
+    f"GPT-2 small's 12 heads at 8,192 tokens need 12 × 8,192² × 4 bytes = **{gb}** for "
     "one copy of the weights of one layer and one sequence, before the scores, the masked and scaled copies, "
     "a batch, or the copies training keeps for the backward pass. At 1,024 tokens the same tensor is "
     f"{numbers.size_in_bytes(efficiency.weights_bytes(1, 12, 1024))}.",

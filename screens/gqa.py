@@ -12,7 +12,8 @@ st.markdown(
     "At generation time a model keeps every past token's keys and values (the KV cache), and that cache, not the "
     "weights, fills a GPU's memory on long texts. **Grouped-query attention** keeps all the query heads but gives "
     "them fewer key/value heads: a group of query heads reads the same keys and values, anywhere between multi-head "
-    "attention (as in chapter 3) and multi-query attention (one key/value head for every query head)."
+    "attention (as in chapter 3: a key/value head for every query head) and multi-query attention (one key/value head "
+    "shared by all of them)."
 )
 d_in, d_out, T = settings.x.shape[1], settings.d_out, len(settings.tokens)
 

@@ -120,7 +120,7 @@ def speed(settings: Settings) -> None:
 
 def _rate(row: dict, name: str) -> str:
     tokens = row[f"{name}_tokens"]
-    return f"{row[name]:,.0f}" + (f" ({tokens} of {lesson.SPEED_NEW} tokens)" if tokens < lesson.SPEED_NEW else "")
+    return lesson.rate_text(row[name]) + (f" ({tokens} of {lesson.SPEED_NEW} tokens)" if tokens < lesson.SPEED_NEW else "")
 
 
 def checks(record: dict, settings: Settings, seed: int) -> None:

@@ -11,10 +11,14 @@ from attention_core.book.modules import MultiHeadAttention
 
 settings = ui.current()
 st.title("Heads in memory")
+# Which step copies floats is what class mode asks (questions.memory_questions). This intro runs before the
+# questions, so in class mode it leaves it to them: the revealed answers say it.
+copies = "" if ui.answers_held() else (
+    " Of these steps, `view` and `transpose` never move a float; `contiguous()` is the one that may copy: it lays "
+    "the floats out token after token again, so no head ever gets memory of its own.")
 st.markdown(
     "`MultiHeadAttention` cuts one projection into heads with `view` and `transpose(1, 2)`, and glues them back "
-    "with `transpose(1, 2)`, `contiguous()` and `view`. `view` and `transpose` move no float, and the one copy, "
-    "`contiguous()`, lays the floats out token after token again: no head ever gets memory of its own. A "
+    f"with `transpose(1, 2)`, `contiguous()` and `view`.{copies} A "
     "tensor is a flat **storage** of floats plus **strides**, how many floats to skip for one step along each "
     "dimension. Here every float of a small example is drawn, and every number below is read from PyTorch "
     "(`stride()`, `storage_offset()`, `is_contiguous()`, `data_ptr()`).")

@@ -5,6 +5,7 @@ import torch
 
 import ui
 from screens import trained_blocks as blocks
+from attention_core.drawing import training_charts
 from attention_core.drawing.training_charts import probe_labels
 from attention_core.lessons import claims
 from attention_core.models import head_scores
@@ -40,11 +41,15 @@ def trained_view():
     step = steps[-1] if shown == -1 else shown
     ui.curves(run.history, "training curves", step, "loss and accuracy of the training batches",
               key=("curves", task, step))
-    window = [a for s, a in zip(run.history["step"], run.history["accuracy"]) if step - 50 < s <= step]
+    # The metrics are the curves' own point at this step (the mean of its CURVE_EVERY batches): a 50-batch accuracy
+    # beside one batch's loss read as contradicting the curves (0.966 and 0.138 against about 0.98 and 0.04).
+    every = training_charts.CURVE_EVERY
+    batches = [k for k, s in enumerate(run.history["step"]) if step - every < s <= step]
+    mean = lambda name: f"{sum(run.history[name][k] for k in batches) / len(batches):.3f}" if batches else "—"  # noqa: E731
     cols = st.columns(3)
     cols[0].metric("step", f"{step:,} of {steps[-1]:,}")
-    cols[1].metric("training accuracy here (last 50 batches)", f"{sum(window) / len(window):.3f}" if window else "—")
-    cols[2].metric("loss here", f"{run.history['loss'][step - 1]:.3f}" if step else "—")
+    cols[1].metric(f"training accuracy here (last {every} batches, as plotted)", mean("accuracy"))
+    cols[2].metric(f"loss here (last {every} batches, as plotted)", mean("loss"))
 
     ui.control(st.text_input, "Probe sequence (type symbols; empty = the one recorded during training)", "probe",
                placeholder=to_text(task, run.probe), max_chars=200)

@@ -47,3 +47,10 @@ def test_a_rooms_students_see_no_section_before_the_teachers_reveal(room):  # no
     student.run()  # the student's wait finds the reveal
     assert not student.exception and "Why it works" in {e.label for e in student.expander}
     assert any("induction" in t for t in _sections(student)[1])  # its body ran: the section is open
+
+
+def test_an_intro_above_the_questions_gives_no_answer_away_in_class_mode():
+    # /memory's intro said that contiguous() is the one step that copies, above "does contiguous() copy here?".
+    told = "`contiguous()` is the one that may copy"
+    assert told in page_text(open_screen("memory"))
+    assert told not in page_text(open_screen("memory", quiz=1))

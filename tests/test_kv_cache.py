@@ -166,6 +166,14 @@ def test_speed_verdict_follows_the_numbers(cached, uncached, words):
     assert words in lesson.speed_verdict({"cached": cached, "uncached": uncached})
 
 
+def test_the_speed_verdict_is_the_ratio_of_the_rates_as_printed():
+    # A teacher's read: "pays: 2.4×" beside rates printed as 59 and 24 (2.46). Printed as 24.5 and 10.0, the ratio a
+    # reader computes is 2.45: 2.5×, though the unrounded one (24.46 / 10.04) is 2.44.
+    row = {"cached": 24.46, "uncached": 10.04}
+    assert (lesson.rate_text(row["cached"]), lesson.rate_text(row["uncached"])) == ("24.5", "10.0")
+    assert lesson.speed_verdict(row) == "pays: 2.5× as fast"
+
+
 def test_a_run_without_the_cache_cut_short_gives_no_verdict_against_the_cache():
     # A slide at GPT-2 sizes said "does not pay: slower, 0.89×" from 38 and 43 tokens of 64: the uncached run never
     # reached its dearest steps. Only a win for the cache can be read from such a pair.

@@ -68,7 +68,7 @@ def test_the_speed_test_runs_only_while_its_section_is_open(monkeypatch):
     assert not calls
     open_sections(at, "kv-cache", ["speed"])
     text = page_text(at)
-    assert calls == ["cpu"] and "does not pay: slower, 0.50×" in text and "50 (30 of 64 tokens)" in text
+    assert calls == ["cpu"] and "does not pay: slower, 0.50×" in text and "50.0 (30 of 64 tokens)" in text
     assert "at the book's sizes, with the cache 30 of 64 tokens. A run cut short" in text  # the run that stopped, named
     at.run()
     assert calls == ["cpu"]  # measured once: a rerun reads the cache

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from ui.compute import trained_models as models
-from conftest import chart_specs, open_screen, page_text, view_row, views
+from conftest import chart_specs, charts_drawn, open_screen, page_text, view_row, views
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 
@@ -33,6 +33,19 @@ def test_opens_with_curves_every_head_and_the_scores():
     assert table["previous-token"][:4].max() >= 0.5 and table["induction"][4:].max() >= 0.5
     assert table["accuracy with it off (final model)"].min() < 0.6  # the bottleneck head
     assert any("loss" in str(s) and "accuracy" in str(s) for s in chart_specs(at))
+
+
+def test_the_metrics_at_a_step_are_the_curves_own_point_there():
+    # A teacher's read: "accuracy 0.966, loss 0.138" beside curves ending near 0.98 and 0.04 (a 50-batch mean beside
+    # one batch's loss). Both are now the mean the curve plots at the step.
+    at = open_screen("trained")
+    spec, frames = next((spec, frames) for spec, frames in charts_drawn(at) if "loss" in json.dumps(spec))
+    points = [r for frame in frames for r in frame if "measure" in r]
+    last = max(r["step"] for r in points)
+    plotted = {r["measure"]: r["value"] for r in points if r["step"] == last}
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["training accuracy here (last 10 batches, as plotted)"] == f"{plotted['accuracy']:.3f}", metrics
+    assert metrics["loss here (last 10 batches, as plotted)"] == f"{plotted['loss']:.3f}", metrics
 
 
 def test_scrubbing_to_step_0_shows_the_untrained_heads():

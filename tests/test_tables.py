@@ -70,3 +70,15 @@ def test_presenter_mode_draws_tensors_as_static_tables_in_the_big_font():
     assert len(shown) >= 6, len(shown)
     weights = next(t for t in shown if t.shape == (6, 6) and "0.5517" in t.to_string())  # the book's masked row 2
     assert "0.4483" in weights.to_string() and "-inf" in shown[0].to_string()
+
+
+def test_a_static_table_in_presenter_mode_keeps_the_grids_labels_and_formats():
+    # A deck's "Every measurement" read "fastest_ms" and 121.230032 where the screen's grid says "fastest ms" and 121.23.
+    import pandas as pd
+    import streamlit as st
+    from ui.draw.display import _as_static
+    frame = pd.DataFrame({"fastest_ms": [121.230032], "calls": [3123], "status": ["ok"]})
+    html = _as_static(frame, {"fastest_ms": st.column_config.NumberColumn("fastest ms", format="%.2f"),
+                              "status": "what happened"}).to_html()
+    assert all(text in html for text in (">fastest ms<", ">121.23<", ">3,123<", ">what happened<")), html
+    assert "fastest_ms" not in html and "121.230032" not in html

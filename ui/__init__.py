@@ -10,7 +10,7 @@ from attention_core.drawing.text import md_escape
 
 # state/: what the visitor decided
 from ui.state.controls import committed, context_length_picker, heads_picker, valid_context_length
-from ui.state.sections import section
+from ui.state.sections import held as answers_held, section
 from ui.state.session import clamp, control, fragment, note, sync_url, value
 from ui.state.sidebar import current, sidebar
 
@@ -45,7 +45,7 @@ from ui.teach.quiz import exercises, predict_first
 
 __all__ = [
     "png_bytes", "md_escape",
-    "committed", "context_length_picker", "heads_picker", "valid_context_length", "section", "clamp", "control",
+    "committed", "context_length_picker", "heads_picker", "valid_context_length", "section", "answers_held", "clamp", "control",
     "fragment", "note", "sync_url", "value", "current", "sidebar",
     "causal", "dropout_stack", "efficiency_backends", "efficiency_measure", "every_head_count", "exercise_3_1",
     "heads", "normalisations", "one_head_count", "projection", "stacked", "stage_call", "why_scaling_histogram",

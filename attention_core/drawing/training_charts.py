@@ -17,7 +17,10 @@ def probe_labels(symbols: str, ids) -> list[str]:
     return [f"{n + 1} ‘{symbols[int(t)]}’" for n, t in enumerate(ids)]
 
 
-def history_frame(history: dict, every: int = 10) -> pd.DataFrame:
+CURVE_EVERY = 10  # the training curves plot the mean of this many steps' batches a point
+
+
+def history_frame(history: dict, every: int = CURVE_EVERY) -> pd.DataFrame:
     """Loss and accuracy for a line chart, averaged over windows of `every` steps (less noise, fewer points)."""
     frame = pd.DataFrame(history)
     if frame.empty:

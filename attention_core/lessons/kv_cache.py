@@ -8,6 +8,7 @@ token, appends its key and value rows to `cache_k` / `cache_v`, and takes its ro
 model would have generated), and keeps what each call computed. Plain PyTorch; the screen is screens/kv_cache.py.
 """
 import hashlib
+import math
 import time
 
 import torch
@@ -17,7 +18,7 @@ from attention_core.book.seeding import build_seeded
 from attention_core.book.variants.gpt_with_kv_cache import MultiHeadAttention
 from attention_core.lessons import cache_bytes
 from attention_core.lessons.questions import SAME, Question
-from attention_core.drawing.numbers import scientific
+from attention_core.drawing.numbers import scientific, significant
 
 MAX_RUN = 64  # tokens stepped through: every call is a frame of the view, and each uncached call reruns the prefix
 SPEED_PROMPT, SPEED_NEW = 4, 64  # the speed test: a short prompt, then 64 new tokens (the book's README: 200)
@@ -224,11 +225,24 @@ def speed_trace(x: torch.Tensor, *, d_out: int, seed: int, device: str, budget_s
     return {"rows": rows, "device": used, "note": note}
 
 
+RATE_DIGITS = 3  # tokens per second are printed to 3 significant digits: 58.6, 1,234
+
+
+def rate_text(rate: float) -> str:
+    return significant(rate, RATE_DIGITS)
+
+
+def _shown(rate: float) -> float:
+    """A rate rounded as rate_text prints it: the verdict's ratio is the one a reader computes from the table
+    ("pays: 2.4×" beside rates printed as 59 and 24 read as wrong)."""
+    return round(rate, max(0, RATE_DIGITS - 1 - math.floor(math.log10(rate)))) if rate > 0 else 0.0
+
+
 def speed_verdict(row: dict) -> str:
-    """Whether the cache paid at one size, in words that follow its two figures. A run without the cache that
-    stopped early skipped its dearest steps (the longest prefixes): its rate flatters it, so only a win for the
-    cache can be read from it."""
-    ratio = row["cached"] / row["uncached"]
+    """Whether the cache paid at one size, in words that follow its two figures as printed (rate_text). A run
+    without the cache that stopped early skipped its dearest steps (the longest prefixes): its rate flatters it, so
+    only a win for the cache can be read from it."""
+    ratio = _shown(row["cached"]) / _shown(row["uncached"])
     short = row.get("uncached_tokens", SPEED_NEW) < SPEED_NEW
     if ratio >= 1.1:
         return f"pays: {ratio:.1f}× as fast" + (" or more" if short else "")
@@ -236,7 +250,7 @@ def speed_verdict(row: dict) -> str:
         return (f"not comparable: without the cache the run stopped at {row['uncached_tokens']} of {SPEED_NEW} tokens, "
                 "before its dearest steps (a busy machine)")
     if ratio > 1 / 1.1:
-        return f"does not pay: {ratio:.2f}× (within 10 %)"
+        return f"does not pay: {ratio:.2f}× (within 10%)"
     return f"does not pay: slower, {ratio:.2f}×"
 
 

@@ -143,13 +143,28 @@ def data_table(data, *, where=None, hide_index: bool | None = None, width="conte
     static st.table, whose cells take the app's big font (a data grid's canvas stays at 14 px on a projector)."""
     where = where or st
     if this_run().presenter:
-        whole = [c for c in data.columns if pd.api.types.is_integer_dtype(data[c])] if isinstance(
-            data, pd.DataFrame) else []
-        if whole:  # a static table writes 4724736: thousands separators, as the data grid draws them
-            data = data.style.format("{:,}", subset=whole)
-        where.table(data, hide_index=hide_index, width="content" if width == "content" else "stretch")
+        where.table(_as_static(data, column_config or {}), hide_index=hide_index,
+                    width="content" if width == "content" else "stretch")
     else:
         where.dataframe(data, hide_index=hide_index, width=width, height=height, column_config=column_config)
+
+
+def _as_static(data, column_config: dict):
+    """What st.dataframe's column_config says, for a static table that ignores it: its labels and number formats
+    (a deck showed "fastest_ms" and 121.230032 where the screen shows "fastest ms" and 121.23)."""
+    if not isinstance(data, pd.DataFrame):
+        return data  # a Styler formats itself
+    formats = {c: "{:,}" for c in data.columns if pd.api.types.is_integer_dtype(data[c])}  # 4724736 -> 4,724,736
+    labels = {}
+    for column, config in column_config.items():
+        config = {"label": config} if isinstance(config, str) else dict(config or {})
+        printf = (config.get("type_config") or {}).get("format")
+        if printf and column in data.columns:
+            formats[column] = lambda v, printf=printf: "" if pd.isna(v) else printf % v
+        if config.get("label"):
+            labels[column] = config["label"]
+    # Renamed, not relabelled: st.table draws a Styler's formats but not its relabel_index (checked in Chromium).
+    return data.rename(columns=labels).style.format({labels.get(c, c): f for c, f in formats.items()})
 
 
 def for_the_teacher(name: str, whole_screen: bool = False):

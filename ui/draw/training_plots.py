@@ -13,7 +13,7 @@ def head_grid(weights, labels: list[str], name: str) -> None:
     draw_spec(spec, name, lambda: frame, data=frame, width="content")
 
 
-def curves(history: dict, name: str, step: int | None = None, title: str = "", every: int = 10,
+def curves(history: dict, name: str, step: int | None = None, title: str = "", every: int = training_charts.CURVE_EVERY,
            key: tuple | None = None) -> None:
     """Loss and accuracy against the step (a rule at `step`). key: plain values that determine the chart, to
     build it once (a finished run); without, it is built on every call (a run still growing)."""
