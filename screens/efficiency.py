@@ -25,7 +25,7 @@ st.markdown(
 device = settings.device
 ui.device_badge(device, settings.device_note)
 found = ui.efficiency_backends(device)
-st.caption("SDPA backends that run here (each tried on a small input): " + ", ".join(found) + ".")
+st.caption("Kernels of PyTorch's scaled_dot_product_attention (SDPA) that run on this machine (each tried on a small input): " + ", ".join(found) + ".")
 
 sizes = GPU_SIZES if device == "cuda" else CPU_SIZES
 cols = st.columns(5)

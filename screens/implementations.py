@@ -23,7 +23,7 @@ st.markdown(
 ui.device_badge(device, settings.device_note)
 flash, no_flash = blocks.sdpa_kernels(device)
 st.caption(f"Here `F.scaled_dot_product_attention` runs the **{flash}** kernel; with flash forbidden, **{no_flash}** "
-           "(asked of PyTorch with `torch._fused_sdp_choice`). FlexAttention runs without `torch.compile` here: "
+           "(as PyTorch reports its choice). FlexAttention runs without `torch.compile` here: "
            "compiling it took about 70 s on this machine, so the screen uses its eager reference, which has no "
            "backward pass on a CPU.")
 

@@ -59,7 +59,7 @@ def sharpness_metrics(both: list, scores: torch.Tensor) -> None:
     # Medians over every query, and labelled so: the lesson's own query (one weight by hand below) has its own.
     for column, title in zip(st.columns(len(sharp)), sharp):
         for metric in ("largest weight", "entropy ÷ uniform"):
-            column.metric(f"{MEDIAN_OF_QUERIES} {metric} · {title}", short(sharp[title][metric]),
+            column.metric(f"{MEDIAN_OF_QUERIES} {metric} · {title}", f"{sharp[title][metric]:.4f}",  # 0.9920, 0.0978
                           help=f"The median over all {scores.shape[0]} queries, not one query's: "
                                f"{short(1 / scores.shape[-1])} and 1 for an even split, 1 and 0 for a one-hot.")
 

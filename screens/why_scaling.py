@@ -32,7 +32,7 @@ with columns[1]:
                        help="How many keys each query's softmax spreads its weight over.")
 with columns[2]:
     seed = st.number_input("Seed", 0, 2**31 - 1, 123, step=1, key="why_seed",
-                           help="Seeds a private torch.Generator per d_k; the global RNG is not touched.")
+                           help="Seeds a random generator of its own for each d_k; the global RNG is not touched.")
 with columns[3]:
     d_k = st.select_slider("d_k for the histogram", list(POWERS), value=64, key="why_dk", format_func=lambda n: f"{n:,}")
 
@@ -41,7 +41,7 @@ picked = sweep[sweep["d_k"] == d_k].set_index("scores")  # the two rows at the c
 groups = math.ceil(samples / tokens)
 st.caption(f"{samples:,} queries per d_k, each scoring {tokens:,} keys ({samples * tokens:,} scores per d_k). Queries "
            f"come in {groups:,} groups of {tokens:,} that share their keys, like the rows of one {tokens:,} × {tokens:,} "
-           f"attention matrix. Computed on the CPU with a private torch.Generator seeded from ({seed}, d_k).")
+           f"attention matrix. Computed on the CPU with a random generator of its own, seeded from ({seed}, d_k).")
 
 # --- 1: variance ---------------------------------------------------------------------------------
 st.header("1 · The variance of q · k grows like d_k")

@@ -56,7 +56,7 @@ def test_the_precedence_pitfall_says_flatter_only_when_the_bug_is_flatter():
     scores = torch.tensor([3.0, 1.0, 0.0, -1.0])
     right, wrong = torch.softmax(scores / 64**0.5, -1), torch.softmax(scores / 64 * 0.5, -1)
     said = claims.precedence_claim(right, wrong)
-    assert "flatter than intended" in said and f"largest weight {float(wrong.max()):.4g} instead of" in said
+    assert "flatter than intended" in said and f"largest weight {float(wrong.max()):.4f} instead of" in said
     same = torch.full((4,), 0.25)
     assert "flatter" not in claims.precedence_claim(same, same)
     assert "already even" in claims.precedence_claim(same, same)

@@ -47,3 +47,12 @@ def test_a_long_listing_says_how_many_values_it_stands_for():
     # A teacher read: "1.0179, 1.0160, …." ended four sentences at GPT-2 small's size.
     assert numbers.listing([0.5, 0.25]) == "0.5000, 0.2500"
     assert numbers.listing(list(range(1024)), limit=2) == "0.0000, 1.0000, … (1,024 in all)"
+
+
+def test_the_terms_of_a_softmax_formula_keep_four_decimals():
+    # A teacher's read: e^{-0.09} beside e^{-0.3873} (trailing zeros dropped in one term only).
+    import torch
+    from attention_core.drawing.text import softmax_cell_latex
+    formula, _ = softmax_cell_latex(torch.tensor([-0.09, -0.3873, 1234.5]) / 100, 0, 0, 0.3)
+    assert r"e^{-0.0009} + e^{-0.0039} + e^{12.3450}" in formula, formula
+    assert numbers.latex_fixed(-0.00001) == "0.0000" and numbers.latex_fixed(1088.728) == "1{,}088.7280"

@@ -99,6 +99,15 @@ def latex_whole(number: int) -> str:
     return whole(number).replace(",", "{,}")
 
 
+def latex_fixed(number: float, decimals: int = 4) -> str:
+    """A number for st.latex with `decimals` decimals kept (terms of one sum side by side: e^{-0.0900} beside
+    e^{-0.3873}, not e^{-0.09}), braced thousands separators; from 10^5 as latex() writes it."""
+    if abs(number) >= 1e5:
+        return latex(number)
+    text = f"{number:,.{decimals}f}"
+    return text.removeprefix("-") if float(text.replace(",", "")) == 0 else text.replace(",", "{,}")
+
+
 def latex(number: float) -> str:
     """A number for st.latex: `short` below 10^5 with braced thousands separators (1088.728 -> "1{,}088.728", as
     the prose beside it writes 1,088.728), else a × 10^n."""

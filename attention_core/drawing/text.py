@@ -3,7 +3,7 @@ import re
 
 import torch
 
-from attention_core.drawing.numbers import latex, latex_whole, short
+from attention_core.drawing.numbers import latex, latex_fixed, latex_whole, short
 
 
 def md_escape(text: str) -> str:
@@ -60,12 +60,13 @@ def softmax_cell_latex(row_scores, q: int, k: int, weight: float, divisor: str =
     terms = (s_row - shift).exp()  # (T,)
     arg = {j: rf"\omega_{{{q + 1},{j}}}{divisor}" for j in (k + 1, "j")}
     cut = len(s_row) if len(s_row) <= 6 else 5
-    shown = [rf"e^{{{latex(float(s - shift))}}}" for s in s_row[:cut]] + (
+    # Fixed decimals, not short(): the terms of one sum side by side (e^{-0.09} beside e^{-0.3873} read as a typo).
+    shown = [rf"e^{{{latex_fixed(float(s - shift))}}}" for s in s_row[:cut]] + (
         [rf"\dots\ ({latex_whole(len(s_row))} \text{{ terms}})"] if cut < len(s_row) else [])
     minus = rf" - {latex(shift)}" if shift else ""
     return (rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{\exp({arg[k + 1]}{minus})}}{{\sum_j \exp({arg['j']}{minus})}}"
-            rf" = \frac{{e^{{{latex(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
-            rf" = \frac{{{latex(float(terms[k]))}}}{{{latex(float(terms.sum()))}}} = {weight:.4f}"), shift
+            rf" = \frac{{e^{{{latex_fixed(float(s_row[k] - shift))}}}}}{{{' + '.join(shown)}}}"
+            rf" = \frac{{{latex_fixed(float(terms[k]))}}}{{{latex_fixed(float(terms.sum()))}}} = {weight:.4f}"), shift
 
 
 def abridged_sum_latex(show, count: int, future: int = 0, blocked: str = r"e^{-\infty}") -> str:

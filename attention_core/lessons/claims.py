@@ -51,8 +51,9 @@ def sharpness_verdict(right: torch.Tensor, wrong: torch.Tensor) -> str:
 def precedence_claim(right: torch.Tensor, wrong: torch.Tensor) -> str:
     """What `/ d_k*0.5` did to one query's weights, compared with `/ d_k**0.5`, in measured words."""
     (r_max, r_ent), (w_max, w_ent) = row_sharpness(right), row_sharpness(wrong)
-    numbers = (f"largest weight {w_max:.4g} instead of {r_max:.4g}, entropy ÷ uniform {w_ent:.4g} instead of "
-               f"{r_ent:.4g}")
+    # 4 decimals, as every weight the app prints: "0.0009973 instead of 0.00296, 1 instead of 0.9917" mixed four widths
+    numbers = (f"largest weight {w_max:.4f} instead of {r_max:.4f}, entropy ÷ uniform {w_ent:.4f} instead of "
+               f"{r_ent:.4f}")
     verdict = sharpness_verdict(right, wrong)
     if not verdict.startswith("the same"):
         return f"The bug still gives weights that sum to 1, so nothing crashes, but they are {verdict}: {numbers}."
