@@ -14,8 +14,8 @@ st.title("Sliding window")
 st.markdown(
     "Chapter 3's causal mask lets every token attend to all the tokens before it, so a model writing its "
     "10,000th token keeps the keys and values of all 10,000 in its cache. A **sliding window** caps that: each "
-    "query attends only to the most recent **W** keys, itself among them. The book's `MultiHeadAttentionWithSWA` "
-    "(ch04/06_swa/gpt_with_kv_swa.py) does it with one more condition in the causal mask."
+    "query attends only to the most recent **W** keys, itself among them. `MultiHeadAttentionWithSWA`, from the "
+    "book's chapter-4 bonus material, does it with one more condition in the causal mask."
 )
 
 

@@ -157,8 +157,9 @@ function load(v, data) {
   v.send.hidden = !meta.commit;
   v.help.textContent = HELP + (meta.commit ? " Enter (or the button) sends this query and key to the lesson below." : "");
   // Presenter mode: the keys are the teacher's to know, not the room's to read (a slide of every view carried them,
-  // and their small text kept a tall view from being scaled whole onto one slide). A screen reader still has them.
-  v.help.classList.toggle("av-unseen", (meta.font_scale || 1) > 1);
+  // and their small text kept a tall view from being scaled whole onto one slide). A screen reader still has them:
+  // aria-describedby names a hidden element's text too (a visually-hidden box overflowed the slide's check instead).
+  v.help.hidden = (meta.font_scale || 1) > 1;
   v.readout.hidden = !shown.has("cell");
   v.arith.hidden = !shown.has("arithmetic");
   v.overviewBox.hidden = !v.zoom;
