@@ -8,6 +8,7 @@ ui/compute/trained_models.py).
 import pandas as pd
 import streamlit as st
 
+from attention_core.book.device import describe
 from attention_core.drawing.training_charts import probe_labels
 from attention_core.models import head_scores
 from attention_core.drawing.text import md_escape
@@ -41,7 +42,7 @@ def train_yourself(task: str, settings: Settings):
     lr = control(c[4].select_slider, "learning rate", "train_lr", options=LR_OPTIONS, format_func=lambda v: f"{v:g}")
     d_model = heads * round(64 / heads)  # the heads must split d_model evenly: 64, or 63 for 3 and 7 heads
     st.caption(f"d_model = {d_model} ({heads} head{'s' if heads > 1 else ''} of {d_model // heads}); "
-               f"computed on {settings.device}; {bound}.")
+               f"computed on the {describe(settings.device)}; {bound}.")  # "the CPU", not "cpu"
     with for_the_teacher("unwatched-run"):
         st.caption("A run nobody watches for 20 s stops.")
     key = (task, layers, heads, d_model, steps, int(seed), float(lr), settings.device)

@@ -197,6 +197,7 @@ def layout_slides(layout: dict, height: float, band: float = TOP_BAND, zoom: flo
         j = i + 1  # units i .. j-1 go on this slide: the first always, the next ones while they fit
         while j < len(units) and after(j) - start <= room():
             j += 1
+
         def slide(k):  # units i .. k-1 on one slide
             return Slide(start, after(k - 1), fonts_of([t for u in units[i:k] for t in u.texts]), room(),
                          band if slides else 0, units[i].opens)
