@@ -14,12 +14,13 @@ SMALL = {19.0: 900}  # a table's or a view's text: 19 px, readable down to 16/19
 
 def block(top, bottom, kind="other", colon=False, after=False, opens=None, fonts=None, inner=(), splits=()):
     """A block as page_js.LAYOUT reports it; its text (`fonts`, {px: characters}) spread over it, a line every 40 px.
-    inner: where it may be cut; splits: those of them inside one piece of reading (a paragraph, a list of bars)."""
+    inner: where it may be cut; splits: those of them inside one piece of reading (a paragraph, a list of bars),
+    as (cut, 2), or inside an attention view, as (cut, 1)."""
     lines = range(top, bottom, 40)
     texts = [[y, size, count / len(lines)] for size, count in (BODY if fonts is None else fonts).items() for y in lines]
     return {"top": top, "bottom": bottom, "kind": kind, "colon": colon, "after": after,
             "opens": kind == "heading" if opens is None else opens, "texts": texts, "cuts": list(inner),
-            "splits": list(splits)}
+            "splits": [list(s) for s in splits]}
 
 
 def heading(top, bottom, **kw):
@@ -219,13 +220,26 @@ def test_a_tall_unit_is_cut_between_two_pieces_of_reading_before_inside_one():
     # Between the intro and the view gives two slides as well, the view whole on the second.
     paragraph, bars = [260, 300, 340], list(range(1180, 1560, 40))
     layout = {"height": 1600, "blocks": [block(0, 1580, fonts=SMALL, inner=[*paragraph, 373, *bars],
-                                               splits=[*paragraph, *bars])]}
+                                               splits=[(c, 2) for c in [*paragraph, *bars]])]}
     assert [(s.start, s.stop) for s in layout_slides(layout, SLIDE)] == [(0, 373), (373, 1588)]
     # A piece under TIDY_SHARE of a slide is not worth it: the even cuts stand (here, inside the bars).
     bars = list(range(1180, 1500, 40))
-    layout = {"height": 1520, "blocks": [block(0, 1500, fonts=SMALL, inner=[200, 240, 280, *bars], splits=bars)]}
+    layout = {"height": 1520, "blocks": [block(0, 1500, fonts=SMALL, inner=[200, 240, 280, *bars],
+                                               splits=[(c, 2) for c in bars])]}
     slides = layout_slides(layout, SLIDE)
     assert len(slides) == 2 and slides[0].stop in bars and all(s.readable() for s in slides), slides
+
+
+def test_a_tall_unit_is_cut_before_a_view_rather_than_between_its_controls_and_its_map():
+    # /mask at the book preset: the title, its intro and captions (to 416), then the view's own intro and the view
+    # (416 to 1,458). The even cut fell between the view's sliders and its map (639): the map on the next slide
+    # without the controls that name its query. Before the view's intro keeps the view whole.
+    layout = {"height": 1500, "blocks": [heading(99, 199), text(221, 291), text(313, 349), text(371, 402, after=True),
+                                         text(424, 495), block(517, 1458, fonts=SMALL, inner=[563, 639, 1417],
+                                                               splits=[(563, 1), (639, 1)])]}
+    assert [(s.start, s.stop) for s in layout_slides(layout, SLIDE)] == [(0, 416), (416, 1466)]
+    layout["blocks"][-1]["splits"] = []  # the view's cuts unmarked: the even cut lands between its controls and map
+    assert layout_slides(layout, SLIDE)[0].stop == 639
 
 
 def test_a_topic_that_fits_a_slide_scaled_readably_stays_on_one():

@@ -13,8 +13,9 @@ The rules, in the order they apply:
   the slide's size, or unscaled where the app already draws it smaller); beyond that it is cut
   between two rows of its ink (text lines, table rows), never right after its heading or intro,
   into as few slides as readable text allows, and those as even as its rows allow: two slides of
-  three quarters each, not a full one scaled down and a quarter. A cut between two pieces of reading
-  beats one inside a paragraph, a listing or a list of bars, where it gives as many slides, none small.
+  three quarters each, not a full one scaled down and a quarter. A cut between two blocks beats one
+  inside an attention view (its controls from its map), which beats one inside a paragraph, a listing
+  or a list of bars, where it gives as many slides, none small.
 - A slide left mostly empty (under NEAR_EMPTY of a slide) joins its neighbour where the two fit
   on one slide at a readable scale; the tail of a topic never joins the start of the next.
 """
@@ -39,7 +40,7 @@ class Unit:
     opens: bool  # starts with a heading: a good place to start a slide
     texts: list = field(default_factory=list)  # [top, font size in CSS px, characters] of each run of its text
     cuts: list = field(default_factory=list)  # where it may be cut when it must be: between two rows of ink
-    splits: set = field(default_factory=set)  # those of the cuts that split one piece of reading (a paragraph, bars)
+    splits: dict = field(default_factory=dict)  # {cut: 2} inside one piece of reading (a paragraph, bars), 1 in a view
 
 
 def fonts_of(texts: list, start: float = float("-inf"), stop: float = float("inf")) -> dict:
@@ -113,12 +114,12 @@ def groups(layout: dict) -> list[Unit]:
             unit.bottom = max(unit.bottom, block["bottom"])
             unit.texts += block["texts"]
             unit.cuts += block["cuts"]
-            unit.splits |= set(block.get("splits", ()))
+            unit.splits |= dict(block.get("splits", ()))
             lead = (joins_lead and block["kind"] in ("heading", "text")) or block["colon"]
             headings_only = headings_only and block["kind"] == "heading"
         else:
             found.append(Unit(block["top"], block["bottom"], block["opens"], list(block["texts"]), list(block["cuts"]),
-                              set(block.get("splits", ()))))
+                              dict(block.get("splits", ()))))
             # A heading leads what follows; so does a paragraph right above a picture (its intro).
             lead = (block["kind"] == "heading" or block["colon"] or (
                 block["kind"] in ("text", "other") and k + 1 < len(blocks) and blocks[k + 1]["kind"] == "other"
@@ -139,12 +140,15 @@ def split_tall(unit: Unit, start: int, end: int, height: float, band: float, zoo
 
     candidates = sorted(c for c in set(unit.cuts) if start < c < end)
     edges = _edges(piece, candidates, start, end, zoom)
-    whole = [c for c in candidates if c not in unit.splits]
-    if len(whole) < len(candidates):
-        tidy = _edges(piece, whole, start, end, zoom)
+    for level in (0, 1):  # between two blocks first, then inside a view (its controls from its map), else anywhere
+        tidy_cuts = [c for c in candidates if unit.splits.get(c, 0) <= level]
+        if len(tidy_cuts) == len(candidates):
+            break
+        tidy = _edges(piece, tidy_cuts, start, end, zoom)
         if (len(tidy) == len(edges) and all(piece(a, b).readable(zoom) for a, b in zip(tidy, tidy[1:]))
                 and min(b - a for a, b in zip(tidy, tidy[1:])) >= TIDY_SHARE * height):
             edges = tidy
+            break
     return [piece(a, b) for a, b in zip(edges, edges[1:])]
 
 

@@ -71,6 +71,7 @@ LAYOUT = """(slide) => {
       } else {
         if (n.shadowRoot) ink(n.shadowRoot, acc);
         if (n.matches(WHOLE)) acc.wholes.push(box(n));
+        if (n.matches('.av')) acc.views.push(box(n));  // an attention view: its controls belong with its map
         if (n.matches(SOLID) && n.checkVisibility()) { const r = n.getBoundingClientRect();
                                                        if (r.height > 0) acc.rows.push([r.top - origin, r.bottom - origin]); }
       }
@@ -102,7 +103,7 @@ LAYOUT = """(slide) => {
       const heading = title || (element && !!e.querySelector('[data-testid="stHeading"]'));
       const prose = words && !!e.querySelector('[data-testid="stMarkdown"]');
       const [top, bottom] = box(e);
-      const acc = ink(e, {rows: [], texts: [], wholes: []});
+      const acc = ink(e, {rows: [], texts: [], wholes: [], views: []});
       // A picture and its own caption (st.image's): never cut apart, and the check says so if they end up apart.
       const glued = [...e.querySelectorAll('[data-testid="stImage"]')].flatMap(i => {
         const img = i.querySelector('img'), caption = i.querySelector('[data-testid="stImageCaption"]');
@@ -120,7 +121,9 @@ LAYOUT = """(slide) => {
               text: e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 80),  // for the check's report
               glued,  // [top of a picture, bottom of its caption] of each captioned image in the block
               cuts,
-              splits: cuts.filter(c => acc.wholes.some(([a, b]) => c > a && c < b))};  // the cuts inside one piece
+              // The cuts inside one piece of reading (2) or inside one attention view (1): the cutter avoids them.
+              splits: cuts.flatMap(c => acc.wholes.some(([a, b]) => c > a && c < b) ? [[c, 2]]
+                                   : acc.views.some(([a, b]) => c > a && c < b) ? [[c, 1]] : [])};
     });
   const bg = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
   return {height: main.scrollHeight, blocks, bg};
