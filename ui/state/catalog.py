@@ -1,6 +1,6 @@
 """The screens, as the ui layer reads them: a stage's book seed, a screen's questions, its file and title.
 
-main.py (and the tests' conftest.py) declare the registry's entries here, so the ui layer reads them without
+main.py declares the registry's entries here on every run (AppTest runs it too), so the ui layer reads them without
 importing the floor above it (app -> screens -> ui -> attention_core); screens/registry.py itself stays plain Python.
 """
 SCREENS: dict = {}  # name ("scores", "home", ...) -> the registry's entry (screens.registry.Screen)
