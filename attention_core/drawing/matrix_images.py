@@ -14,6 +14,7 @@ from attention_core.drawing.shares import masked_cells, share_context
 
 
 SCORE_PERCENTILE = 98  # a scores overview's colours end at the 98th percentile of |block mean|
+OVERVIEW_PX = 512  # an overview image is about this many pixels across (its cells a whole number of pixels)
 
 
 def png_bytes(rgb: np.ndarray) -> bytes:
@@ -68,7 +69,7 @@ def overview(values: np.ndarray, kind: str, scale: colour.ColourScale | str | No
     inverted: draw 1 − values (a mask whose 0 is drawn dark), described in terms of `values` (overview_blocks).
     """
     reduced, scale, (low, high), blocks = overview_blocks(values, kind, scale, inverted)
-    image = scale.image(reduced, (low, high), max(1, 512 // max(reduced.shape)))
+    image = scale.image(reduced, (low, high), max(1, OVERVIEW_PX // max(reduced.shape)))
     return image, blocks, (low, high)
 
 
@@ -114,7 +115,7 @@ def dropped_overview(keep, visible):
     finite = share[np.isfinite(share)]
     top = float(np.percentile(finite, 98)) if finite.size else 1.0
     top = top if top > 0 else 1.0  # nothing dropped: every block pale
-    image = colour.WEIGHTS.image(np.clip(share / top, 0, 1), cell_px=max(1, 512 // max(share.shape)))
+    image = colour.WEIGHTS.image(np.clip(share / top, 0, 1), cell_px=max(1, OVERVIEW_PX // max(share.shape)))
     blocks = (f"each pixel is the share dropped in a {factor} × {factor} block of cells" if factor > 1
               else "one pixel per cell")
     return image, blocks, top

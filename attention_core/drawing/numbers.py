@@ -63,6 +63,11 @@ def plain(number: float) -> str:
     return scientific(number, 3, trim=True)
 
 
+def significant_decimals(number: float, digits: int = 4) -> int:
+    """The decimals that keep `digits` significant digits of a finite, non-zero number below 10^5 (at least 0)."""
+    return max(0, digits - 1 - math.floor(math.log10(abs(number))))
+
+
 def significant(number: float, digits: int = 4) -> str:
     """A measured size to `digits` significant digits, with thousands separators and never in exponent form:
     18911.6121 -> "18,912", 123.456 -> "123.5", 1.23456 -> "1.235", 0.0123456 -> "0.01235", from 10^5 as plain()
@@ -72,7 +77,7 @@ def significant(number: float, digits: int = 4) -> str:
         return "0" if number == 0 else fixed(number)
     if abs(number) >= 1e5:  # as plain() writes it: 2.84 × 10⁷
         return scientific(number, digits - 2, trim=True)
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(number))))
+    decimals = significant_decimals(number, digits)
     return places(round(number, decimals), decimals)
 
 

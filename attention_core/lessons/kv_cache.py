@@ -8,7 +8,6 @@ token, appends its key and value rows to `cache_k` / `cache_v`, and takes its ro
 model would have generated), and keeps what each call computed. Plain PyTorch; the screen is screens/kv_cache.py.
 """
 import hashlib
-import math
 import time
 
 import torch
@@ -18,7 +17,7 @@ from attention_core.book.seeding import build_seeded
 from attention_core.book.variants.gpt_with_kv_cache import MultiHeadAttention
 from attention_core.lessons import cache_bytes
 from attention_core.lessons.questions import SAME, Question
-from attention_core.drawing.numbers import scientific, significant
+from attention_core.drawing.numbers import scientific, significant, significant_decimals
 
 MAX_RUN = 64  # tokens stepped through: every call is a frame of the view, and each uncached call reruns the prefix
 SPEED_PROMPT, SPEED_NEW = 4, 64  # the speed test: a short prompt, then 64 new tokens (the book's README: 200)
@@ -235,7 +234,7 @@ def rate_text(rate: float) -> str:
 def _shown(rate: float) -> float:
     """A rate rounded as rate_text prints it: the verdict's ratio is the one a reader computes from the table
     ("pays: 2.4×" beside rates printed as 59 and 24 read as wrong)."""
-    return round(rate, max(0, RATE_DIGITS - 1 - math.floor(math.log10(rate)))) if rate > 0 else 0.0
+    return round(rate, significant_decimals(rate, RATE_DIGITS)) if rate > 0 else 0.0
 
 
 def speed_verdict(row: dict) -> str:

@@ -22,7 +22,7 @@ from ui.draw.vega import draw_image, draw_spec, font_scale
 from ui.state.settings import Settings
 
 
-BAR_WIDTH = 512  # an image map's colour bar: as wide as the map (matrix_images.overview draws 512 px)
+BAR_WIDTH = matrix_images.OVERVIEW_PX  # an image map's colour bar: as wide as the map
 
 
 def as_numpy(matrix) -> np.ndarray:
