@@ -49,11 +49,12 @@ def screen():
     if not ui.predict_first("dropout", settings, weights=weights, dropped=dropped, p=p, train=train, q=q, seed=seed):
         st.stop()
     ui.device_badge(used, device_note or settings.device_note)
-    st.caption(AFTER_QUIZ + " " + initialisation.weights_line("causal", settings.seed_for("dropout"), True)
-               + (f" Move the dropout rate p (now {p:g}) in the view; Enter there brings it to the lesson." if scrubbed else ""))
+    st.caption(AFTER_QUIZ + " " + initialisation.weights_line("causal", settings.seed_for("dropout"), True))
     blocks.draw_summary(columns, p, train, num_tokens, n_visible, n_dropped)
 
     rates = RATES if scrubbed else [p]
+    if scrubbed:  # the view's own intro, right above it: a slide that cuts before the view keeps it with the view
+        st.markdown(f"Move the dropout rate p (now {p:g}) in the view; Enter there brings it to the lesson.")
     after, sums = ui.dropout_stack(weights, rates, seed, train)  # (rates, T, T); row sums before/after (rates, T, 2)
     ui.show_view(after, settings, "weights", "after dropout", view_key="dropout_view", commit=True,
                  row_title="after dropout", also=[("before: attn_weights", weights, "weights")], dropped_from=1,

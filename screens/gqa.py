@@ -52,7 +52,7 @@ def screen():
         stack, frames = record["weights"], blocks.head_frames(record["heads"], head)
     st.markdown("Move **num_kv_groups** and **Query head** in the view: every setting is already there. Enter (or the "
                 "button) makes the lesson below follow them." if in_browser else
-                "The view flips through the query heads computed for this setting; the sliders above compute another.")
+                "The view flips through the query heads computed for this setting; the sliders at the top of the screen compute another.")
     ui.show_view(stack, settings, "weights", "attn_weights of one query head", view_key="gqa_view", commit=True,
                  parts=("matrix", "row", "cell") if T <= 64 else ("row", "cell"), frames=frames)
     blocks.pairing_lines(num_heads, kv)

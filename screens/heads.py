@@ -91,7 +91,7 @@ def screen():
                     f"token's {d_out}-d query, key and value; each head scores the keys with its own {head_dim} of "
                     f"those {d_out} columns, so each has its own map. {scrub}"
                     + (" Above 64 tokens the view sends each row's 32 largest weights, the ones its bars show; "
-                       "the map under it is one head's whole matrix." if T > 64 else ""))
+                       "the map after the view is one head's whole matrix." if T > 64 else ""))
         ui.show_view(shown, settings, "weights", "attn_weights of one head", view_key="heads_view",
                      parts=("matrix", "row", "cell") if T <= 64 else ("row", "cell"), commit=True, frames=frames)
         if T > 64:  # the view draws no map at this size: the committed head's whole map, as an image

@@ -122,12 +122,13 @@ def two_variants(record: dict, q: int, k: int) -> None:
     # One way of writing this difference on the screen: as the agreement panel and the buffer's note write it
     number.metric("max |variant 1 − variant 2|", scientific(gap))
     agree = "agree to float rounding" if gap <= numbers.TOLERANCE else "differ by more than float rounding"
-    words.markdown(f"The two matrices {agree} (max difference {scientific(gap)} {numbers.within_tolerance(gap)}). "
-                   "Variant 1 for the same cell:")
+    # The why in the same paragraph as the result: as a caption under the formula it made the topic too tall to
+    # share one slide with the two maps at GPT-2's size.
+    words.markdown(f"The two matrices {agree} (max difference {scientific(gap)} {numbers.within_tolerance(gap)}). In exact "
+                   "arithmetic they are equal: renormalising cancels the full softmax's denominator, and variant 2 gets "
+                   "there with one softmax and no second division. Variant 1 for the same cell:")
     words.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
                 rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
-    words.caption("The full softmax's denominator cancels when you renormalise, which is why both variants are exact. "
-                  "Variant 2 gets there with one softmax and no second division.")
 
 
 screen()

@@ -40,9 +40,9 @@ def screen():
     stack = ui.stage_call(swa.window_stack, settings, STAGE, num_heads=num_heads) if scrubbed else None
     st.markdown(("Move **Window W** and **Head** in the view (or PageUp / PageDown): every window from 1 to "
                  f"{T:,} is already there; Enter makes the sections below follow." if scrubbed else
-                 "The view flips through the heads at this W in the browser; W itself is the slider above."
+                 "The view flips through the heads at this W in the browser; W itself is the slider at the top of the screen."
                  if blocks.heads_fit(T, num_heads) else
-                 f"The view draws head {head + 1} at this W; W and the head are the sliders above.")
+                 f"The view draws head {head + 1} at this W; W and the head are the sliders at the top of the screen.")
                 + " A key outside the window has its score set to −∞, so softmax gives it exactly 0: the view "
                 "hatches the future and prints 0.0000 for keys too far back.")
     ui.show_view(**blocks.view_arguments(record, stack, settings, num_heads, window, head))

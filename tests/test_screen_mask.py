@@ -32,7 +32,7 @@ def test_both_variants_agree_and_the_difference_is_shown():
     at = open_screen("mask", sections="all")
     metric = next(m for m in at.metric if "variant 1" in m.label)
     assert plain_number(metric.value) < 1e-6
-    assert "≤ 10⁻⁵). Variant 1" in page_text(at)  # the same formatter and tolerance as every agreement check
+    assert "≤ 10⁻⁵). In exact arithmetic they are equal" in page_text(at)  # the same formatter and tolerance as every agreement check
 
 
 def test_unrenormalised_rows_sum_to_less_than_one():

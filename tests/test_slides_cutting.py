@@ -252,6 +252,11 @@ def test_a_topic_that_fits_a_slide_scaled_readably_stays_on_one():
     assert cuts(topic(1270), SLIDE)[0] == (0, 1292)
     # Too tall for MERGE_SCALE: cut between the two as before.
     assert cuts(topic(1400), SLIDE)[0] == (0, 1028)
+    # A formula's subscripts (KaTeX: 18.6 px, a few characters) would come out at 15.5 px scaled to 0.84: the deck's
+    # check flags any character under 16 px, so a topic is kept whole only where every character stays readable.
+    formula = topic(1270)
+    formula["blocks"][2]["texts"] = [[1100, 22.0, 200], [1150, 18.6, 3]]
+    assert cuts(formula, SLIDE)[0] == (0, 1028)
 
 
 def test_a_paragraph_above_an_open_section_is_not_its_intro():

@@ -41,6 +41,12 @@ def _press(page, keys: list[str]) -> None:
     time.sleep(0.5)  # the address bar is written 150 ms after the last move
 
 
+def _bars(page) -> tuple[int, str]:
+    """(bars drawn, their title) of the view's first list of bars."""
+    first = page.locator(".av-row-set").first
+    return first.locator(".av-bar:visible").count(), first.locator(".av-bars-title").inner_text()
+
+
 def _params(page) -> dict:
     url = page.evaluate("() => location.href")
     return dict(re.findall(r"[?&]([a-z_]+)=([^&]*)", url))
@@ -194,11 +200,16 @@ def test_presenter_mode_prints_a_cells_number_only_where_a_room_can_read_it(serv
     # At 1.6 x fonts a 6-token map's cells hold 21 px numbers; 12 tokens' cells would hold 15 px ones (a slide of
     # /rope at GPT-2 drew 256 at 10.6 px, 16 tokens): those cells carry their value in colour and in the readout.
     with chromium_page() as page:
-        _open(page, f"{server}/?tokens=6&presenter=1")
+        _open(page, f"{server}/?tokens=6&presenter=1&query=6")
         assert len(_view(page, "drawn")) == 21
+        count, title = _bars(page)
+        assert count == 6 and title.endswith("all 6 keys")  # the book's rows: every key
     with chromium_page() as page:
-        _open(page, f"{server}/?tokens=12&presenter=1")
+        _open(page, f"{server}/?tokens=12&presenter=1&query=12")
         assert _view(page, "drawn") == []
+        # A longer row: its 5 largest and the selected key apart, so that the view fits one slide with its controls.
+        count, title = _bars(page)
+        assert "the 5 largest of 12 keys" in title and count == 5 + ("then the selected key" in title)
         assert re.search(r": \d\.\d{4}$", page.locator(".av-readout").inner_text())
         # The keyboard help is for the teacher: not drawn for the room, still the map's description for a screen reader.
         assert page.locator(".av-help").is_hidden() and "Shift + arrows" in page.locator(".av-help").text_content()

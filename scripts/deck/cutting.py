@@ -66,10 +66,10 @@ def small_text(fonts: dict) -> float | None:
     return float(max(fonts))
 
 
-def scale_floor(fonts: dict, zoom: float = 1.0) -> float:
-    """The least a slide holding this text may be scaled by: its small text stays at MIN_TEXT_PX or more
-    on the slide; text the app already draws smaller is not scaled at all."""
-    size = small_text(fonts)
+def scale_floor(fonts: dict, zoom: float = 1.0, every: bool = False) -> float:
+    """The least a slide holding this text may be scaled by: its small text (every character's, with `every`) stays
+    at MIN_TEXT_PX or more on the slide; text the app already draws smaller is not scaled at all."""
+    size = (float(min(fonts)) if fonts else None) if every else small_text(fonts)
     return 0.0 if size is None else min(1.0, MIN_TEXT_PX / (size * zoom))
 
 
@@ -87,8 +87,10 @@ class Slide:
         """How much the capture (band included) is scaled down to fit the slide (1: not at all)."""
         return min(1.0, (self.room + self.band) / max(1, self.stop - self.start + self.band))
 
-    def readable(self, zoom: float = 1.0) -> bool:
-        return self.scale >= scale_floor(self.fonts, zoom)
+    def readable(self, zoom: float = 1.0, every: bool = False) -> bool:
+        """every: no character under MIN_TEXT_PX, a formula's subscripts included (check.py's rule): a slide the
+        layout may choose, not one it must make of a unit taller than a slide."""
+        return self.scale >= scale_floor(self.fonts, zoom, every)
 
 
 def groups(layout: dict) -> list[Unit]:
@@ -210,7 +212,7 @@ def layout_slides(layout: dict, height: float, band: float = TOP_BAND, zoom: flo
             # A topic (from its heading to the next) on one slide, scaled a little, before its last lines start a
             # slide of their own (/mask's two maps, then the difference between them and its formula).
             rest = next((k for k in range(j, len(units)) if units[k].opens), len(units))
-            if units[i].opens and slide(rest).readable(zoom) and slide(rest).scale >= MERGE_SCALE:
+            if units[i].opens and slide(rest).readable(zoom, every=True) and slide(rest).scale >= MERGE_SCALE:
                 j = rest
             else:  # end this slide before a heading, if one leaves it well filled
                 j = next((k for k in range(j - 1, i, -1)

@@ -18,8 +18,9 @@ TAP_PX = 44  # WCAG 2.5.5's target size: each answer a student taps in class mod
 # at 18 px then came out at 15 px ("-1e9" in a mistake's title on /mask, scaled to 0.83).
 # A map drawn as an image fills its column's width, as tall as it is wide: 1,400 px for GPT-2's whole 1,024-token
 # map, taller than a projector's 1,080 px, so its caption and colour bar fell on the next slide. At most IMAGE_PX tall,
-# drawn whole inside that box (a square map 760 px, at the left), it leaves them room below it on the same screen.
-IMAGE_PX = 760
+# drawn whole inside that box (a square map 700 px, at the left), it leaves them room below it on the same screen.
+# (At 760, /mask's two maps at GPT-2, their captions and the formula comparing them were 36 px too tall for a slide.)
+IMAGE_PX = 700
 PRESENTER = ('html { font-size: 22px; } code:not(pre code) { font-size: max(0.8em, 0.875rem) !important; } '
              '[data-testid="stTable"] :is(th, td) { font-size: 0.8rem; } '
              f'[data-testid="stImage"] img {{ max-height: {IMAGE_PX}px; object-fit: contain; object-position: left top; }}')

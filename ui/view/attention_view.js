@@ -3,8 +3,9 @@
 const VIEWS = new WeakMap(); // one view per mounted element: a rerun updates it, never appends again
 const GRID_PX = 480; // the grid's side; a zoom grid is 384 so that it and the 300 px overview share a centred column
 const BARS_MAX = 32;
-const PRESENTER_BARS = 8; // a projector shows a row's 8 largest keys, larger, so map and bars share one screen (at 16, GPT-2's
-// bars ran a slide below the map)
+const PRESENTER_BARS = 8; // a projector shows every key of a row of up to 8 (the book's 6 tokens), larger, ...
+const PRESENTER_LONG_ROW = 5; // ... and a longer row's 5 largest, so that map, bars and controls share one slide (at 8,
+// /mask's three lists at GPT-2 ran 55 px past what a slide holds readably, and its controls went a slide apart)
 // The view's own sliders: [state field, label]; the window ones show only when the map is zoomed.
 const SLIDERS = [["frame0", ""], ["frame1", ""], ["frame2", ""], ["query", "Query token"], ["key", "Key token"], ["window", "Zoom: queries from"], ["window_key", "Zoom: keys from"], ["window_size", "Zoom: window size"]];
 const URL_DELAY_MS = 150; // Chrome ignores replaceState called hundreds of times in seconds: write after a pause
@@ -299,7 +300,9 @@ function drawBars(v, src, set) {
   const i = state.query;
   const visible = meta.causal ? i + 1 : meta.cols;
   const codeOf = (j) => codeAt(src, state.frame, i, j);
-  const { keys: listed, apart } = barKeys(v, src, i, visible, (meta.font_scale || v.meta.font_scale || 1) > 1 ? PRESENTER_BARS : BARS_MAX);
+  const presenter = (meta.font_scale || v.meta.font_scale || 1) > 1;
+  const limit = !presenter ? BARS_MAX : visible <= PRESENTER_BARS ? PRESENTER_BARS : PRESENTER_LONG_ROW;
+  const { keys: listed, apart } = barKeys(v, src, i, visible, limit);
   const keys = apart === null ? listed : listed.concat([apart]); // the selected key after the list, labelled
   const codes = keys.map((j) => codeOf(j) ?? 0);
   const low = Math.min(0, ...codes), high = Math.max(0, ...codes); // a row with negative scores gets a zero line
