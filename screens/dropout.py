@@ -53,8 +53,11 @@ def screen():
     blocks.draw_summary(columns, p, train, num_tokens, n_visible, n_dropped)
 
     rates = RATES if scrubbed else [p]
-    if scrubbed:  # the view's own intro, right above it: a slide that cuts before the view keeps it with the view
-        st.markdown(f"Move the dropout rate p (now {p:g}) in the view; Enter there brings it to the lesson.")
+    # The view's own intro, right above it (a slide that cuts before the view keeps it with the view): what to look for.
+    intro = (f"Move the dropout rate p (now {p:g}) in the view; Enter there brings it to the lesson. " if scrubbed
+             else "") + blocks.what_the_view_shows(p, train)
+    if intro:
+        st.markdown(intro)
     after, sums = ui.dropout_stack(weights, rates, seed, train)  # (rates, T, T); row sums before/after (rates, T, 2)
     ui.show_view(after, settings, "weights", "after dropout", view_key="dropout_view", commit=True,
                  row_title="after dropout", also=[("before: attn_weights", weights, "weights")], dropped_from=1,

@@ -178,3 +178,12 @@ def _platform_demo(settings, record, p, seed, **_) -> None:
                "No GPU here, so the GPU's own generator (a different algorithm) was not compared. ")
                + "The app draws every keep mask on the CPU from its own torch.Generator, so the book's CPU numbers "
                  "come back on every device and for every visitor of the shared server.")
+
+
+def what_the_view_shows(p: float, train: bool) -> str:
+    """What to look for in the view, true at every rate the browser may scrub to (it names no rate's numbers); ""
+    where draw_summary's box already says it (eval mode, p = 0, p = 1)."""
+    if not train or p <= 0 or p >= 1:
+        return ""
+    return ("Fuchsia cells are the weights this draw dropped to 0; every other weight is multiplied by 1/(1 − p), "
+            "so a row's sum is no longer 1 in general: only its average over many draws is.")

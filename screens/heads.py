@@ -48,7 +48,7 @@ def screen():
     # "Parameter counts" section says why).
     shown = [("num_heads", num_heads), ("head_dim", head_dim)] + (
         [] if params == EXERCISE_3_3 else [("parameters (MultiHeadAttention)", params)])
-    for col, (label, value) in zip(st.columns(3), shown):
+    for col, (label, value) in zip(st.columns(len(shown)), shown):
         col.metric(label, value)
 
     # The wrapper builds num_heads full-width CausalAttention modules: a size past heads_too_large is refused for
@@ -79,24 +79,31 @@ def screen():
             weights, used, device_note = ((trained_h["mha"]["attn_weights"][0], trained_h["device"], trained_h["note"])
                                           if trained else ui.one_head_count(settings, num_heads))
             shown, frames = weights, blocks.head_frames(num_heads, head)
-        ui.device_badge(used, device_note or settings.device_note)
+        badge = ui.device_badge(used, device_note or settings.device_note, inline=True)  # 30 elements at most
         plural = "head" if num_heads == 1 else "heads"
         scrub = (f"Move **num_heads** and **Head** in the view (or PageUp / PageDown): every divisor of d_out = {d_out} "
                  "is already there. Enter (or the button) makes the numbers above and the sections below follow them."
                  if in_browser else
                  "The view flips through every head in the browser (its Head slider, or PageUp / PageDown).")
         weights_from = "" if trained else initialisation.weights_line("mha", settings.seed_for("heads"), True) + " "
-        st.markdown(f"**{num_heads} {plural} of head_dim {head_dim}** ({num_heads} × {head_dim} = d_out = {d_out}). "
+        st.markdown(f"{badge} **{num_heads} {plural} of head_dim {head_dim}** ({num_heads} × {head_dim} = d_out = {d_out}). "
                     f"{weights_from}One projection each makes every "
                     f"token's {d_out}-d query, key and value; each head scores the keys with its own {head_dim} of "
                     f"those {d_out} columns, so each has its own map. {scrub}"
-                    + (" Above 64 tokens the view sends each row's 32 largest weights, the ones its bars show; "
-                       "the map after the view is one head's whole matrix." if T > 64 else ""))
-        ui.show_view(shown, settings, "weights", "attn_weights of one head", view_key="heads_view",
-                     parts=("matrix", "row", "cell") if T <= 64 else ("row", "cell"), commit=True, frames=frames)
-        if T > 64:  # the view draws no map at this size: the committed head's whole map, as an image
-            ui.show_matrix(weights[head], settings, "weights",
-                           f"head {head + 1} of {num_heads}: its whole {T:,} × {T:,} map of attn_weights")
+                    + (" Above 64 tokens the view's bars list each row's largest weights; the map beside them is "
+                       "one head's whole matrix." if T > 64 else ""))
+        if T <= 64:
+            ui.show_view(shown, settings, "weights", "attn_weights of one head", view_key="heads_view",
+                         parts=("matrix", "row", "cell"), commit=True, frames=frames)
+        else:  # the view draws no map at this size: the committed head's whole map, as an image, beside its bars
+            # (under them, a projector showed the controls and bars on one slide and the map alone on the next)
+            whole, bars = st.columns(2)  # the map on the left, as the views draw theirs
+            with whole:
+                ui.show_matrix(weights[head], settings, "weights",
+                               f"head {head + 1} of {num_heads}: its whole {T:,} × {T:,} map of attn_weights")
+            with bars:
+                ui.show_view(shown, settings, "weights", "attn_weights of one head", view_key="heads_view",
+                             parts=("row", "cell"), commit=True, frames=frames)
     sections(trace, weights, num_heads, q)
 
 

@@ -21,7 +21,7 @@ def latent_picker(d_out: int) -> int:
     """latent_dim from 1 to 2 · d_out; 0 (the URL's default) shows latent.auto_latent(d_out), d_out / 4."""
     auto = latent.auto_latent(d_out)
     # The app's default, not the book's class (max(16, d_out // 8)): the README's run, 768 → 192, and 1 at d_out 2.
-    rule = "this app's default, d_out / 4" + ("" if d_out % 4 == 0 else " rounded down, at least 1")
+    rule = "d_out / 4" + ("" if d_out % 4 == 0 else " rounded down, at least 1")
     options = [0] + latent.latent_choices(d_out)
     # an invalid value falls back to the default, 0 (always allowed): the note names what 0 shows
     clamp("latent_dim", options=options, fallback_note=f"latent_dim {{old}} is more than 2 · d_out = {2 * d_out:,} "

@@ -7,7 +7,7 @@ from attention_core.drawing import numbers
 from attention_core.lessons import agreement, initialisation
 import ui
 from screens import mask_blocks as blocks
-from attention_core.drawing.text import abridged_sum_latex, causal_softmax_latex
+from attention_core.drawing.text import causal_softmax_latex, renormalised_latex
 from attention_core.drawing.numbers import scientific
 
 settings = ui.current()
@@ -41,7 +41,7 @@ def screen():
     ui.show_view(weights, settings, "weights", "attn_weights = softmax(masked_scores / √d_k)", view_key="causal",
                  commit=True, row_title="causal weights α", also=[("masked scores ω (−∞ not drawn)", raw, "scores"),
                                                                 ("no mask: softmax over every key", record["unmasked_weights"], "weights")])
-    st.markdown(f"The softmax of the query and key the lesson follows, {q + 1} and {k + 1} (Enter in the view follows another):")
+    st.markdown(f"The softmax of the query and key the lesson follows, {q + 1} and {k + 1} (pick another in the view):")
     for line in causal_softmax_latex(raw[q], scaled[q], float(weights[q, k]), q, k, d_k):
         st.latex(line)
     st.caption(f"After `masked_fill` the future scores are −∞, and exp(−∞) = 0: they add nothing to the sum, so "
@@ -127,8 +127,7 @@ def two_variants(record: dict, q: int, k: int) -> None:
     words.markdown(f"The two matrices {agree} (max difference {scientific(gap)} {numbers.within_tolerance(gap)}). In exact "
                    "arithmetic they are equal: renormalising cancels the full softmax's denominator, and variant 2 gets "
                    "there with one softmax and no second division. Variant 1 for the same cell:")
-    words.latex(rf"\alpha_{{{q + 1},{k + 1}}} = \frac{{{float(simple[q, k]):.4g}}}"
-                rf"{{{abridged_sum_latex(lambda j: f'{float(unmasked[q, j]):.4g}', q + 1)}}} = {float(simple_norm[q, k]):.4f}")
+    words.latex(renormalised_latex(float(simple[q, k]), unmasked[q], float(simple_norm[q, k]), q, k))
 
 
 screen()

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from attention_core.book import stages
-from attention_core.drawing.view_data import CELLS_MAX, TOP_KEYS
+from attention_core.drawing.view_data import ARITHMETIC_MAX
 from attention_core.lessons import agreement, claims, initialisation
 import ui
 from screens import scores_blocks as blocks
@@ -32,10 +32,9 @@ def screen():
 
     st.subheader("Scores, one query at a time")
     by = "x" if proj == "none" else "v"
-    # Above CELLS_MAX tokens only each row's TOP_KEYS largest travel with their numbers: only those are worked.
-    worked = ("the cell **worked by hand**" if len(settings.tokens) <= CELLS_MAX else
-              f"the cell **worked by hand** when it is one of its row's {TOP_KEYS} largest (at this size only those "
-              "come with their numbers)")
+    # Above ARITHMETIC_MAX tokens the view works no cell by hand (a 768-term sum): it prints the selected score.
+    worked = ("the cell **worked by hand**" if len(settings.tokens) <= ARITHMETIC_MAX else
+              f"the selected cell's score (worked by hand up to {ARITHMETIC_MAX} tokens)")
     st.markdown(
         f"Pick a query and a key with the sliders, the arrow keys, or a click on a cell: the view shows the "
         f"query's scores, {worked}, then the query's weights α (softmax of its scores, next "

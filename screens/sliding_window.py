@@ -43,8 +43,9 @@ def screen():
                  "The view flips through the heads at this W in the browser; W itself is the slider at the top of the screen."
                  if blocks.heads_fit(T, num_heads) else
                  f"The view draws head {head + 1} at this W; W and the head are the sliders at the top of the screen.")
-                + " A key outside the window has its score set to −∞, so softmax gives it exactly 0: the view "
-                "hatches the future and prints 0.0000 for keys too far back.")
+                + " A key outside the window has its score set to −∞, so softmax gives it exactly 0: "
+                + ("the view hatches the future and prints 0.0000 for keys too far back." if blocks.view_draws_map(T) else
+                   "the view's first bars list only the keys inside the window."))
     ui.show_view(**blocks.view_arguments(record, stack, settings, num_heads, window, head))
     st.markdown(blocks.keys_sentence(record, q, window) + " " + swa.window_sentence(window, T, record["window_vs_causal"]))
     sections(record, num_heads, window)

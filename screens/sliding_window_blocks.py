@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core.drawing import numbers
+from attention_core.drawing.view_data import CELLS_MAX
 from attention_core.drawing.text import md_escape
 from attention_core.lessons import cache_bytes
 from attention_core.lessons import sliding_window as swa
@@ -36,6 +37,11 @@ def window_control(num_tokens: int, scrubbed: bool) -> int:
         return window
     return control(st.slider, "Window W (the keys each query sees, itself included)", "sliding_window",
                    min_value=1, max_value=num_tokens)
+
+
+def view_draws_map(num_tokens: int) -> bool:
+    """Up to CELLS_MAX tokens the view draws the windowed map; above, its bars alone (the masks above are the map)."""
+    return num_tokens <= CELLS_MAX
 
 
 def heads_fit(num_tokens: int, num_heads: int) -> bool:
@@ -93,7 +99,7 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
     # order: the masked scores rank the bars, and their −inf (outside the window) leaves those keys out of the list:
     # a narrow band's map is mostly zeros, which the view would otherwise list as weights of 0.0000
     return dict(matrix=weights, settings=settings, kind="weights", title="attn_weights with a sliding window (one head)",
-                view_key="swa_view", parts=("matrix", "row", "cell") if num_tokens <= 64 else ("row", "cell"),
+                view_key="swa_view", parts=("matrix", "row", "cell") if view_draws_map(num_tokens) else ("row", "cell"),
                 commit=True, frames=frames, row_title="weights inside the window",
                 also=[("causal: no window", causal, "weights")],
                 vectors=[("windowed context_vec", context), ("causal context_vec", record["causal_context"])],

@@ -91,8 +91,9 @@ def trained_view():
                      selection=opening)
 
     if task == "repeat":
-        st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
-                   "[/heads?weights=trained](heads?weights=trained).")
+        with ui.for_the_teacher("trained-heads-link"):  # a link to follow live, not a slide's content
+            st.caption("The same heads through the multi-head screen's own trace (queries, keys, shapes, code): "
+                       "[/heads?weights=trained](heads?weights=trained).")
     st.subheader("Switch heads off")
     off = blocks.heads_off_picker(L, H)
     now = ui.accuracy_with_off(task, tuple(off)) if off else ablated_all

@@ -105,7 +105,13 @@ def view_row(view: dict, query: int, source: str = "cells", frame: int = 0) -> d
     if meta["layout"] == "top" or meta.get("exact") == "top":  # a large matrix sends each row's largest in "top"
         table = table if meta["layout"] == "top" else view["top"]
         part = table.iloc[(frame * rows + query) * meta["top"]:][: meta["top"]]
-        return {int(j): code_text(int(c)) for j, c in zip(part["key"], part["code"]) if j < cols}
+        found = {int(j): code_text(int(c)) for j, c in zip(part["key"], part["code"]) if j < cols}
+        column = view.get("column" if source == "cells" else f"{source}_column")
+        if column is not None and meta.get("column") is not None:  # the lesson's key travels in every row
+            from attention_core.drawing.view_shades import SHADE_MASKED
+            if int(column["shade"].iloc[frame * rows + query]) != SHADE_MASKED:
+                found.setdefault(meta["column"], code_text(int(column["code"].iloc[frame * rows + query])))
+        return found
     if meta["layout"] == "lower":
         start = frame * rows * (rows + 1) // 2 + query * (query + 1) // 2
         return {j: code_text(int(c)) for j, c in enumerate(table["code"].iloc[start: start + query + 1])}

@@ -253,3 +253,12 @@ def test_at_gpt2_size_the_keep_section_draws_where_dropout_struck_not_a_solid_ke
     captions = [i.caption for e in at.get("image") for i in e.proto.imgs]
     assert any(c.startswith("Where dropout struck: 1,024 × 1,024") for c in captions), captions
     assert not any(c.startswith("keep mask") for c in captions), captions
+
+
+def test_the_view_has_an_intro_that_says_what_to_look_for():
+    # At GPT-2 (the rate is a server slider there) the view opened on a bare title: a noisy 1,024-token map, no words.
+    for params in ({}, {"preset": "gpt2-small"}):
+        at = open_screen("dropout", **params)
+        assert any("Fuchsia cells are the weights this draw dropped to 0" in m.value for m in at.markdown), params
+    at = open_screen("dropout", preset="gpt2-small", train=0)  # eval mode: the box above says it, once
+    assert not any("Fuchsia cells" in m.value for m in at.markdown)

@@ -12,7 +12,7 @@ def _metric(at, label_start: str) -> str:
 
 def test_book_preset_steps_through_the_generation_in_the_view():
     at = open_screen("kv-cache")
-    assert _metric(at, "keys cached after step 3") == "4" and _metric(at, "mask slice") == "1 × 4"
+    assert _metric(at, "keys cached after step 33") == "34"  # the preset opens half way (prompt 2, one a step) and _metric(at, "mask slice") == "1 × 4"
     assert _metric(at, "multiply-adds at step 3") == "38 / 152"
     assert _metric(at, "largest |cached − uncached|") == "0 (bit for bit)"
     assert "`mask[3:4, :4]`" in page_text(at)  # the slice starts at ptr_current_pos
@@ -81,5 +81,13 @@ def test_gpt2_small_steps_through_the_first_64_tokens():
     view = views(at)["kv_view"]
     assert len(view["meta"]["frames"]["dims"][0]["values"]) == 64 - 2 + 1
     assert plain_number(_metric(at, "largest |cached − uncached|")) < 1e-5
-    assert _metric(at, "keys cached after step 3") == "4"
+    assert _metric(at, "keys cached after step 33") == "34"  # the preset opens half way (prompt 2, one a step)
     assert len(at.select_slider(key="head").options) == 12  # GPT-2 small's heads, one drawn at a time
+
+
+def test_gpt2_small_opens_half_way_through_its_64_generated_tokens():
+    # At step 3 the 64 × 64 map of GPT-2 small's run was 4 rows and a slide of hatching.
+    at = open_screen("kv-cache", preset="gpt2-small")
+    view = views(at)["kv_view"]
+    assert view["meta"]["frames"]["initial"] == 32 and view["meta"]["rows"] == 64  # step 33: 34 of 64 rows fed
+    assert views(open_screen("kv-cache"))["kv_view"]["meta"]["frames"]["initial"] == 2  # the book's: step 3 of 5

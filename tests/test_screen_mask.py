@@ -22,9 +22,11 @@ def test_book_preset_shows_the_books_numbers():
         assert number in text, number
     latex = "\n".join(e.value for e in at.latex)
     assert r"\alpha_{2,1} = \frac{e^{0.4656/\sqrt{2}}}{e^{0.4656/\sqrt{2}} + e^{0.1723/\sqrt{2}}" in latex
-    assert r"e^{-\infty}" in latex and r"= \frac{1.3899}{1.3899 + 1.1295 + \underbrace{0 + \dots + 0}" in latex
+    # e^(0.1723/√2) = 1.1296 (the exact score's is 1.1295): each number is what the shown ones before it give
+    assert r"e^{-\infty}" in latex and r"= \frac{1.3899}{1.3899 + 1.1296 + \underbrace{0 + \dots + 0}" in latex
     assert r"= \frac{1.3899}{2.5195} = 0.5517" in latex
-    assert r"\frac{0.2041}{0.2041 + 0.1659} = 0.5517" in latex  # variant 1, renormalised
+    # variant 1, renormalised: the book prints 0.2041 and 0.1659, whose fraction is 0.5516; a fifth digit gives 0.5517
+    assert r"\frac{0.20413}{0.20413 + 0.16588} = 0.5517" in latex
     assert "(6, 6)" in text  # buffer and slice shapes
 
 

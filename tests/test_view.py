@@ -275,3 +275,20 @@ def test_an_unmasked_softmax_that_underflows_to_one_hot_is_not_taken_for_a_causa
     assert not payload["meta"]["causal"]  # so the bars say "32 largest of 100 keys", not "all 2 keys"
     _, _, _, causal = seeded_map(100)
     assert view_payload(causal.numpy(), [str(t) for t in range(100)])["meta"]["causal"]
+
+
+@pytest.mark.parametrize("parts", [("row", "cell"), ("matrix", "row", "cell")])
+def test_the_lessons_key_keeps_its_number_in_every_row_of_a_large_map(parts):
+    # At GPT-2's size only each row's 32 largest travel; the lesson's own cell (query 2, key 1 at the preset) was then
+    # "≤ 0.0022" in the bars and "a smaller value" in the readout, on the slide that works it out by hand.
+    from conftest import view_row
+    _, _, _, weights = seeded_map(300)
+    w = weights.double().numpy()  # (300, 300) causal
+    payload = view_payload(w, [f"t{i + 1}" for i in range(300)], scale="share", query=200, key=5, parts=parts)
+    meta = payload["meta"]
+    assert meta["column"] == 4 and len(payload["column"]) == 300
+    other = view_payload(w, [f"t{i + 1}" for i in range(300)], scale="share", query=200, key=9, parts=parts)
+    for i in (4, 100, 299):
+        assert view_row(payload, i)[4] == f"{w[i, 4]:.4f}"
+    assert 4 not in view_row(other, 299)  # with another key chosen, key 5 is not among row 300's largest
+    assert 4 not in view_row(payload, 3)  # a row that cannot see key 5 (the future) gets no number for it

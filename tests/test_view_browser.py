@@ -94,7 +94,7 @@ def _check_readout(text: str, w, i: int, j: int) -> None:
     if isinstance(expected, str):
         assert text.endswith(f": {expected}"), text
         return
-    band = re.search(r": a smaller value: at this size only each row's 32 largest come with their numbers; cells of this colour hold "
+    band = re.search(r": a smaller value: at this size only each row's 32 largest are printed; cells of this colour hold "
                      r"(\d+\.\d{4}) to (\d+\.\d{4}) \(× even share\)$", text)
     assert band, text
     low, high = float(band.group(1)), float(band.group(2))
@@ -144,6 +144,19 @@ def test_large_map_zoom_window_moves_in_the_browser_with_the_values_python_sent(
     with chromium_page() as page:
         _open(page, link)
         assert _view(page, "state") == state
+
+
+def test_the_lessons_key_prints_its_number_where_it_is_not_among_its_rows_largest(server):
+    # GPT-2's slides worked query 2, key 1 by hand beside a readout of "a smaller value" and a bar of "≤ 0.0022".
+    _, _, _, weights = seeded_map(1024)
+    w = weights.double().numpy()
+    assert 1 not in _largest(w, 99)  # key 2 is not among query 100's 32 largest: only its own column carries it
+    with chromium_page() as page:
+        _open(page, f"{server}/?tokens=1024&query=100&key=2")
+        assert page.locator(".av-readout").inner_text().endswith(f": {w[99, 1]:.4f}")
+        apart = page.locator(".av-bar.av-apart:not([hidden])")
+        assert apart.locator(".av-bar-label").inner_text() == "selected: 2 t2"
+        assert apart.locator(".av-bar-value").inner_text() == f"{w[99, 1]:.4f}"
 
 
 def test_a_payload_the_view_cannot_read_shows_a_plain_error(server):

@@ -60,7 +60,7 @@ def _expected(view: dict, state: dict) -> str:
         return shown[j]
     if meta.get("causal") and j > i:
         return "masked"
-    return f"a smaller value: at this size only each row's {meta['top']} largest come with their numbers"
+    return f"a smaller value: at this size only each row's {meta['top']} largest are printed"
 
 
 @pytest.mark.parametrize("screen", SCREENS)

@@ -93,6 +93,15 @@ def scientific(number: float, decimals: int = 1, trim: bool = False) -> str:
     return power if float(mantissa) == 1 else f"{mantissa} × {power}"
 
 
+def reproducing_digits(agrees, least: int = 4, most: int = 6) -> int | None:
+    """The fewest digits (least … most) at which a formula worked out with rounded numbers gives, step by step,
+    the numbers it shows: agrees(digits) recomputes each shown step from the shown (rounded) numbers before it, as a
+    student with a calculator would. None where no count does (an exponential amplifies its exponent's rounding):
+    the formula then writes ≈ for its rounded steps. 0.2041 / (0.2041 + 0.1659) is 0.5516, not the 0.5517 beside it;
+    0.20408 / (0.20408 + 0.16586) gives 0.5517."""
+    return next((digits for digits in range(least, most + 1) if agrees(digits)), None)
+
+
 def within_tolerance(difference: float) -> str:
     """The agreement claim in words, the same on every screen: "≤ 10⁻⁵" or "> 10⁻⁵"."""
     return f"{'≤' if difference <= TOLERANCE else '>'} {plain(TOLERANCE)}"

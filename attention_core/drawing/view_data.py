@@ -92,7 +92,8 @@ def stored_cells(rows: int, cols: int, layout: str) -> tuple[np.ndarray, np.ndar
     return np.indices((rows, cols)).reshape(2, -1)
 
 
-def _cells(stack: np.ndarray, kind: str, scale: colour.ColourScale, top: int = 0, picture: bool = False, chosen=None):
+def _cells(stack: np.ndarray, kind: str, scale: colour.ColourScale, top: int = 0, picture: bool = False, chosen=None,
+           column: int | None = None):
     """Maps as the view reads them: ({table name: DataFrame}, meta: kind, layout, exact, palette, each frame's
     legend). stack: (F, T, T), or (T, T) for one frame. Every frame is coloured on `scale` over its own range (a share
     scale's percentiles, a score map's largest |ω|), like a map drawn alone. Without `top`, "cells" holds every stored
@@ -101,7 +102,9 @@ def _cells(stack: np.ndarray, kind: str, scale: colour.ColourScale, top: int = 0
     `picture` (a matrix above EXACT_MAX), "cells" holds every stored cell's shade, "top" the {code, key} and
     "bands" each shade's lowest and highest value (frame after frame, 256 a frame) for the other cells' readout.
     chosen: (1 or F, T, top) keys from ranked_keys: the "largest" cells sent are those (the view's one order),
-    instead of this map's own largest codes."""
+    instead of this map's own largest codes.
+    column: with `top`, one key (0-based) whose {code, shade} travel in every row ("column"): the cell the lesson
+    selected keeps its number at any query, where only each row's largest would give a bound ("≤ 0.0022")."""
     stack = stack[None] if stack.ndim == 2 else stack  # (F, T, T)
     masked = np.stack(each_frame(lambda values: _causal(values, kind), stack, stack[0].size))  # (F, T, T)
     above = np.triu(np.ones(stack.shape[1:], dtype=bool), k=1)
@@ -142,10 +145,12 @@ def _cells(stack: np.ndarray, kind: str, scale: colour.ColourScale, top: int = 0
                     codes = code[lower] if lower is not None else code.reshape(-1)
         if picture:
             ends = bands(values, shade, hidden, scale, DECIMALS)
-        return codes, shades, keys, ends, legend, [low, high]
+        picked = None if column is None else (code[:, column], np.where(hidden[:, column], SHADE_MASKED, shade[:, column]))
+        return codes, shades, keys, ends, legend, [low, high], picked
 
-    parts = each_frame(frame, range(len(stack)), rows * cols)  # [(codes, shades, keys, bands, legend, domain)] a frame
-    codes, shades, keys, ends, legends, domains = (list(part) for part in zip(*parts))
+    column = column if top and column is not None and 0 <= column < cols else None
+    parts = each_frame(frame, range(len(stack)), rows * cols)  # [(codes, shades, keys, bands, legend, domain, column)]
+    codes, shades, keys, ends, legends, domains, picked = (list(part) for part in zip(*parts))
     codes = np.concatenate(codes)
     codes = codes.astype(np.uint16 if codes.min() >= 0 and codes.max() <= np.iinfo(np.uint16).max else np.int32)
     shades = np.concatenate(shades)
@@ -158,10 +163,13 @@ def _cells(stack: np.ndarray, kind: str, scale: colour.ColourScale, top: int = 0
         tables = {"cells": pd.DataFrame({"shade": shades}),
                   "top": pd.DataFrame({"code": codes, "key": np.concatenate(keys).astype(np.uint16)}),
                   "bands": pd.DataFrame({"low": ends[:, 0], "high": ends[:, 1]})}
+    if column is not None:  # (F · T) codes and shades: the selected key's cell of every row, frame after frame
+        tables["column"] = pd.DataFrame({"code": np.concatenate([c for c, _ in picked]).astype(np.int32),
+                                         "shade": np.concatenate([h for _, h in picked]).astype(np.uint8)})
     meta = {"rows": stack.shape[1], "cols": stack.shape[2], "kind": kind, "layout": layout, "decimals": DECIMALS,
             "stops": scale.stops(), "legend": legends[0], "domain": domains[0], "legends": legends,
             "framed": stack.shape[0] > 1, "causal": causal, "top": top or 0, "exact": "top" if top else "all",
-            "band_unit": scale.unit}
+            "band_unit": scale.unit, "column": column}
     return tables, meta
 
 
@@ -265,8 +273,9 @@ def view_payload(matrix, labels, kind: str = "weights", scale: colour.ColourScal
         ranking = ranking[None] if ranking.ndim == 2 else ranking  # (F or 1, T, T)
         rank = np.stack([ranked_keys(o, np.zeros(o.shape, dtype=bool), TOP_KEYS) for o in ranking])  # (F or 1, T, R)
     fits = lambda stack: rank is not None and (len(rank) == 1 or np.ndim(stack) == 3 and len(stack) == len(rank))  # noqa: E731
+    selected = key - 1  # the lesson's key: its number travels in every row, whatever the row's largest
     data, meta = _cells(values, kind, scale, TOP_KEYS if rows_only or picture else 0, picture,
-                        chosen=rank if fits(values) else None)
+                        chosen=rank if fits(values) else None, column=selected)
     meta["ranked"] = fits(values)
     size = min(max(window_size, WINDOW_SIZES[0]), WINDOW_SIZES[-1], rows)
     # The view keeps its own selection across reruns while this id stays: new numbers for the same tokens
@@ -291,11 +300,14 @@ def view_payload(matrix, labels, kind: str = "weights", scale: colour.ColourScal
         extra = np.asarray(extra, dtype=np.float64)  # (T, T), or (F, T, T)
         extra_scale = colour.scale_for(extra_kind, extra_scale)
         tables, extra_meta = _cells(extra, extra_kind, extra_scale, TOP_KEYS if cols > CELLS_MAX else 0,
-                                    chosen=rank if fits(extra) else None)
+                                    chosen=rank if fits(extra) else None, column=selected)
         ranked = fits(extra) and extra_meta["causal"] == meta["causal"]
         if fits(extra) and not ranked:  # unmasked scores beside causal weights: the future keys are not the same list
-            tables, extra_meta = _cells(extra, extra_kind, extra_scale, TOP_KEYS if cols > CELLS_MAX else 0)
+            tables, extra_meta = _cells(extra, extra_kind, extra_scale, TOP_KEYS if cols > CELLS_MAX else 0,
+                                        column=selected)
         data[f"also{n}"] = tables["cells"]
+        if "column" in tables:
+            data[f"also{n}_column"] = tables["column"]
         meta["also"].append(extra_meta | {"title": name, "ranked": ranked})
     for n, (name, vector, *fields) in enumerate(vectors):
         vector = np.asarray(vector, dtype=np.float64)  # (T, d), or (F, T, d)

@@ -210,8 +210,8 @@ test("vectorText labels a stacked frame's row with its query, not its place in t
 
 test("notSentText says, in a student's words, why a cell has no number and what the cells of its colour hold", () => {
   assert.equal(notSentText(32, 4301, 4392, 4, "× even share"),
-    "a smaller value: at this size only each row's 32 largest come with their numbers; cells of this colour hold 0.4301 to 0.4392 (× even share)");
-  assert.equal(notSentText(32, -12345, -11111, 4), "a smaller value: at this size only each row's 32 largest come with their numbers; cells of this colour hold -1.2345 to -1.1111");
+    "a smaller value: at this size only each row's 32 largest are printed; cells of this colour hold 0.4301 to 0.4392 (× even share)");
+  assert.equal(notSentText(32, -12345, -11111, 4), "a smaller value: at this size only each row's 32 largest are printed; cells of this colour hold -1.2345 to -1.1111");
   assert.doesNotMatch(notSentText(32, 0, 1, 4), /sent|travel/);
 });
 

@@ -27,14 +27,18 @@ ROW_TABLES = 4
 _grid: ContextVar[list | None] = ContextVar("table_grid", default=None)  # the tables a table_grid collects
 
 
-def device_badge(device_used: str, device_note: str | None = None) -> None:
-    """Where the numbers on this screen were computed."""
-    st.badge(f"Computed on {describe(device_used)}", icon=":material/memory:",
-             color="green" if device_used != "cpu" else "gray")
+def device_badge(device_used: str, device_note: str | None = None, inline: bool = False) -> str | None:
+    """Where the numbers on this screen were computed. inline: the badge's Markdown is returned, for the paragraph
+    that follows to begin with (one element fewer on a lesson held to 30), instead of drawn on a line of its own."""
+    colour = "green" if device_used != "cpu" else "gray"
+    words = f"Computed on {describe(device_used)}"
+    if not inline:
+        st.badge(words, icon=":material/memory:", color=colour)
     if device_note:
         note(device_note)
     if device_used == "cpu" and (gpu_note := unused_gpu_note()):
         st.info(gpu_note, icon=":material/memory:")
+    return f":{colour}-badge[:material/memory: {words}]" if inline else None
 
 
 def explain(markdown: str, title: str = "Why it works", name: str = "why") -> None:

@@ -75,11 +75,26 @@ function barSet(v) {
 /** Codes and shades of one matrix as the browser reads them (Arrow columns) with its meta and colours. A large
  * matrix (exact "top" beside a shade for every cell) sends its codes and their keys in `top` and the range of
  * values each shade holds in `bands`. */
-function source(meta, table, title, top = null, bands = null) {
+function source(meta, table, title, top = null, bands = null, column = null) {
   const colours = barColours(meta.stops, meta.kind); // never white on the white track (barColours says why)
   const exact = top ?? table;
   return { meta, title, codes: exact.getChild("code").toArray(), shades: table.getChild("shade").toArray(),
-    keys: exact.getChild("key")?.toArray(), colours, bandLow: bands?.getChild("low").toArray(), bandHigh: bands?.getChild("high").toArray() };
+    keys: exact.getChild("key")?.toArray(), colours, bandLow: bands?.getChild("low").toArray(), bandHigh: bands?.getChild("high").toArray(),
+    columnCodes: column?.getChild("code").toArray(), columnShades: column?.getChild("shade").toArray() };
+}
+
+/** Where the lesson's key travelled in every row (meta.column), that cell's index in the column, else -1. */
+function columnAt(src, frame, i, j) {
+  const m = src.meta;
+  return src.columnCodes && j === m.column ? (m.framed ? frame * m.rows : 0) + i : -1;
+}
+
+/** Cell (i, j)'s shade, where Python sent one (a row's largest, every cell of a picture, the lesson's key). */
+function shadeAt(src, frame, i, j) {
+  const n = at(src, frame, i, j);
+  if (n >= 0) return src.shades[n];
+  const c = columnAt(src, frame, i, j);
+  return c >= 0 ? src.columnShades[c] : undefined;
 }
 
 /** Where cell (i, j)'s shade sits for the frame shown (a source that is one map serves every frame), or -1. */
@@ -93,7 +108,9 @@ function at(src, frame, i, j) {
 function codeAt(src, frame, i, j) {
   const m = src.meta;
   const n = m.exact === "top" ? topIndex(src.keys, m.top, (m.framed ? frame * m.rows : 0) + i, j) : at(src, frame, i, j);
-  return n < 0 ? undefined : src.codes[n];
+  if (n >= 0) return src.codes[n];
+  const c = columnAt(src, frame, i, j);
+  return c >= 0 ? src.columnCodes[c] : undefined;
 }
 
 /** A row's bars, { keys, apart } (view_core's rowKeys): in a view Python ranked, the same keys for every list (its
@@ -129,8 +146,8 @@ function load(v, data) {
   if (!v.meta || v.meta.id !== meta.id) v.state = initialState(meta); // same map on a rerun: keep the browser's state
   v.meta = meta;
   v.shades = data.cells.getChild("shade").toArray();
-  v.sources = [source(meta, data.cells, meta.row_title || meta.title, data.top, data.bands)].concat(
-    (meta.also || []).map((m, n) => source(m, data[`also${n}`], m.title)));
+  v.sources = [source(meta, data.cells, meta.row_title || meta.title, data.top, data.bands, data.column)].concat(
+    (meta.also || []).map((m, n) => source(m, data[`also${n}`], m.title, null, null, data[`also${n}_column`])));
   while (v.barSets.length < v.sources.length) v.barSets.push(barSet(v));
   v.barSets.forEach((set, n) => { set.box.hidden = n >= v.sources.length; });
   v.rank = data.rank?.getChild("key").toArray(); // each row's keys in the view's one order, where Python ranked
@@ -202,7 +219,7 @@ function valueText(v, i, j) {
   if (droppedCell(v, i, j)) return `${formatFixed(0, m.decimals)}: dropped by this draw`;
   const code = codeAt(src, frame, i, j);
   if (code !== undefined) return formatFixed(code, m.decimals);
-  if (n < 0 || !src.bandLow) return `a smaller value: at this size only each row's ${m.top} largest come with their numbers`;
+  if (n < 0 || !src.bandLow) return `a smaller value: at this size only each row's ${m.top} largest are printed`;
   const band = (m.framed ? frame : 0) * (SHADE_MASKED + 1) + src.shades[n];
   return notSentText(m.top, src.bandLow[band], src.bandHigh[band], m.decimals, m.band_unit);
 }
@@ -254,7 +271,7 @@ function draw(v) {
     Object.assign(v.win.style, { top: pct(state.window, meta.rows), left: pct(state.windowKey, meta.cols), height: pct(state.size, meta.rows), width: pct(state.size, meta.cols) });
     Object.assign(v.mark.style, { top: pct(state.query, meta.rows), left: pct(state.key, meta.cols) });
     v.range.textContent = `Zoom: queries ${state.window + 1}–${state.window + state.size}, keys ${state.windowKey + 1}–${state.windowKey + state.size} (${state.size} × ${state.size} `
-      + (meta.exact === "top" ? `cells, a colour each; exact values: each row's ${meta.top} largest).` : "exact cells).");
+      + (meta.exact === "top" ? `cells, a colour each; numbers printed: each row's ${meta.top} largest and the lesson's key).` : "exact cells).");
   }
   v.range.hidden = !v.zoom || v.maps.hidden;
   v.readout.textContent = `Query ${label(v, state.query)}, key ${label(v, state.key)}: ${valueText(v, state.query, state.key)}`;
@@ -316,7 +333,7 @@ function drawBars(v, src, set) {
     bar.row.hidden = j === undefined;
     if (j === undefined) return;
     bar.row.classList.toggle("av-apart", slot === listed.length); // the selected key, not one of the largest
-    const n = at(src, state.frame, i, j), code = codeOf(j); // n: the cell's shade; only a selected key apart may lack a code
+    const code = codeOf(j); // only a key apart that the visitor picked in the browser may lack a code
     const was = src === v.sources[0] && v.meta.dropped_from ? v.sources[v.meta.dropped_from] : null;
     const wasCode = was ? codeAt(was, state.frame, i, j) ?? 0 : 0;
     const dropped = was !== null && code === 0 && wasCode > 0; // removed by dropout: say so, not just 0
@@ -332,7 +349,7 @@ function drawBars(v, src, set) {
     }
     bar.fill.style.marginLeft = `${100 * start}%`;
     bar.fill.style.width = `${100 * width}%`;
-    bar.fill.style.background = src.colours[barShade(src.shades[n], code, meta.kind)];
+    bar.fill.style.background = src.colours[barShade(shadeAt(src, state.frame, i, j), code, meta.kind)];
     bar.value.textContent = dropped ? `0 (was ${formatFixed(wasCode, meta.decimals)})` : formatFixed(code, meta.decimals);
   });
 }

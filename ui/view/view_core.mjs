@@ -160,7 +160,7 @@ export function overviewPixels(shades, base, rows, cols, stops, masked) {
 /** The readout of a cell whose exact value Python did not send (a large map sends each row's `top` largest): the
  * lowest and highest value among the cells of its colour, as codes rounded outwards, in the legend's unit. */
 export function notSentText(top, low, high, decimals, unit = "") {
-  return `a smaller value: at this size only each row's ${top} largest come with their numbers; cells of this colour hold `
+  return `a smaller value: at this size only each row's ${top} largest are printed; cells of this colour hold `
     + `${formatFixed(low, decimals)} to ${formatFixed(high, decimals)}${unit ? ` (${unit})` : ""}`;
 }
 
