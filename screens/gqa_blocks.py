@@ -69,10 +69,9 @@ def group_maps(record: dict, settings: Settings, num_heads: int, num_kv_groups: 
                 "same keys and values; each scores them with its own queries, so each has its own map."
                 + (f" Drawn: the first {len(drawn)}." if len(drawn) < len(members) else ""))
     for col, i in zip(st.columns(max(len(drawn), 2)), drawn):
-        with col:
-            st.markdown(f"query head {i + 1} · {kv_label(kv)}")
-            show_matrix(record["weights"][record["heads"].index(i)], settings, "weights", f"query head {i + 1}",
-                        selected_row=q, legend=i == drawn[0])
+        with col:  # the map's own title names its key/value head (a label above it said it twice)
+            show_matrix(record["weights"][record["heads"].index(i)], settings, "weights",
+                        f"query head {i + 1} · K{kv + 1}", selected_row=q, legend=i == drawn[0])
     if len(drawn) > 1:  # what to look for, measured: at GPT-2's size random maps look alike as noise
         distance = head_distance(*(record["weights"][record["heads"].index(i)] for i in drawn))  # (T, T) maps
         st.caption(claims.heads_claim(distance, len(drawn), trained=False))

@@ -150,7 +150,10 @@ def layouts(record: dict, settings: Settings) -> None:
         f"(issues #746, #751). Reorder each head's W_query and W_key rows as {order}{' …' if d > 8 else ''} and the "
         f"neighbours' turn gives the book's scores (largest difference {scientific(lay['permuted_gap'])}); without the "
         f"reordering the scores differ by up to {lay['unpermuted_gap']:.4f}.")
-    labels = settings.labels[:lay["book"].shape[0]]
+    shown = lay["book"].shape[0]
+    labels = settings.labels[:shown]
+    if shown < len(settings.tokens):  # the layouts are compared on the first tokens: say so beside a 1,024-token preset
+        st.caption(f"The three score tables below are of the first {shown} of the {len(settings.tokens):,} tokens.")
     for name, key in (("scores, the book's halves", "book"), ("scores, neighbours, weights permuted", "permuted"),
                       ("scores, neighbours, weights as they are", "unpermuted")):
         table(lay[key], name, labels, labels)

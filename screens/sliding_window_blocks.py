@@ -139,7 +139,7 @@ def equals_causal(record: dict, settings: Settings) -> None:
     st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", scientific(gap))
     said = "are equal" if gap <= swa.SAME else "differ"
     st.markdown(f"At W = T = {num_tokens:,} the two layers' context vectors {said} (largest difference "
-                f"{numbers.plain(gap)}). The query at position i and a key at position j give diff = i − j ≤ "
+                f"{scientific(gap)}). The query at position i and a key at position j give diff = i − j ≤ "
                 f"T − 1 = {num_tokens - 1:,} < W, so `diff >= W` hides nothing and the band is the causal mask. The "
                 "book's class uses the same fact for `sliding_window_size=None`: it sets W = num_tokens_K + 1.")
 
@@ -194,7 +194,7 @@ def generation(settings: Settings, num_heads: int, window: int) -> None:
     st.markdown(f"Fed one token at a time, the cache grows to W = {window:,} tokens and stays there: after step "
                 f"{steps:,} it holds {lengths[-1]:,}" + (f" (not {steps:,})" if lengths[-1] < steps else "")
                 + ". Each step's output " + ("equals" if worst <= numbers.TOLERANCE else "differs from")
-                + f" the uncached layer's row (largest difference {numbers.plain(worst)})."
+                + f" the uncached layer's row (largest difference {scientific(worst)})."
                 + (f" The first {steps} of the {len(settings.tokens):,} tokens are checked."
                    if steps < len(settings.tokens) else ""))
 

@@ -123,8 +123,8 @@ def test_the_screen_opens_at_both_presets_with_its_numbers(preset):
 
 def test_a_latent_dim_past_two_d_out_falls_back_with_a_note():
     at = open_screen("latent", latent_dim="9")
-    assert any("latent_dim 9 is more than 2 · d_out = 4 (every head's key and value); using the default, 1 (this app's "
-               "default, d_out / 4 rounded down, at least 1)." in w.value for w in at.warning)
+    assert any("latent_dim 9 is more than 2 · d_out = 4 (every head's key and value); using the default, 1 (d_out / 4 "
+               "rounded down, at least 1)." in w.value for w in at.warning)
     shown = {m.label: m.value for m in at.metric}
     assert shown["latent_dim: numbers cached a token"] == "1"
     assert shown["latent cache, this layer (float32)"] == f"{6 * 1 * 4:,} bytes"
