@@ -30,6 +30,9 @@ def step_label(calls, f: int) -> str:
     return f"{f + 1} · token{'s' if stop - start > 1 else ''} {start + 1}{f'–{stop}' if stop - start > 1 else ''}"
 
 
+SLICE_ENDS = 6  # a mask slice wider than 12 keys shows its first 6 and last 6
+
+
 def mask_slice(record: dict, step: int, labels: list) -> None:
     """The slice of the causal mask the committed step took at ptr_current_pos (step 1-based; every head shares it)."""
     start, stop = record["calls"][step - 1]
@@ -38,8 +41,13 @@ def mask_slice(record: dict, step: int, labels: list) -> None:
     keys = [str(label) for label in labels[:stop]]
     st.markdown(f"**The mask at step {step}.** `ptr_current_pos` was {ptr}, so the mask slice is "
                 f"`mask[{ptr}:{ptr + stop - start}, :{stop}]`: {stop - start} query row{'s' if stop - start > 1 else ''} "
-                f"× {stop} keys (True = masked).")
+                f"× {stop} keys (True = masked"
+                + (f"; the first and last {SLICE_ENDS} keys shown)." if stop > 2 * SLICE_ENDS else ")."))
     shown = [["True" if masked else "False" for masked in row] for row in mask.tolist()]  # as PyTorch prints a bool
+    if stop > 2 * SLICE_ENDS:  # the first and last keys, as PyTorch abridges a long tensor: 34 columns ran off a slide
+        keep = [*range(SLICE_ENDS), *range(stop - SLICE_ENDS, stop)]
+        shown = [[row[j] for j in keep[:SLICE_ENDS]] + ["…"] + [row[j] for j in keep[SLICE_ENDS:]] for row in shown]
+        keys = [keys[j] for j in keep[:SLICE_ENDS]] + ["…"] + [keys[j] for j in keep[SLICE_ENDS:]]
     data_table(pd.DataFrame(shown, index=rows, columns=keys), width="content")
 
 

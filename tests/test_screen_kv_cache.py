@@ -12,7 +12,7 @@ def _metric(at, label_start: str) -> str:
 
 def test_book_preset_steps_through_the_generation_in_the_view():
     at = open_screen("kv-cache")
-    assert _metric(at, "keys cached after step 33") == "34"  # the preset opens half way (prompt 2, one a step) and _metric(at, "mask slice") == "1 × 4"
+    assert _metric(at, "keys cached after step 3") == "4" and _metric(at, "mask slice") == "1 × 4"
     assert _metric(at, "multiply-adds at step 3") == "38 / 152"
     assert _metric(at, "largest |cached − uncached|") == "0 (bit for bit)"
     assert "`mask[3:4, :4]`" in page_text(at)  # the slice starts at ptr_current_pos
@@ -91,3 +91,11 @@ def test_gpt2_small_opens_half_way_through_its_64_generated_tokens():
     view = views(at)["kv_view"]
     assert view["meta"]["frames"]["initial"] == 32 and view["meta"]["rows"] == 64  # step 33: 34 of 64 rows fed
     assert views(open_screen("kv-cache"))["kv_view"]["meta"]["frames"]["initial"] == 2  # the book's: step 3 of 5
+
+
+def test_a_wide_mask_slice_shows_its_first_and_last_keys():
+    # At GPT-2's step 33 the slice is 1 × 34: as a presenter table it ran 235 px past the slide's edge.
+    at = open_screen("kv-cache", preset="gpt2-small", presenter=1)
+    table = next(t.value for t in at.table if "…" in list(t.value.columns))
+    assert list(table.columns)[:2] == ["1 t1", "2 t2"] and list(table.columns)[-1] == "34 t34" and table.shape[1] == 13
+    assert "the first and last 6 keys shown" in page_text(at)
