@@ -144,7 +144,8 @@ def repeat_mistake(settings: Settings, num_heads: int, num_kv_groups: int, q: in
     pitfall("`repeat` in place of `repeat_interleave`", "keys = keys_base.repeat(1, self.group_size, 1, 1)",
             "keys = keys_base.repeat_interleave(self.group_size, dim=1)",
             f"partners {[k + 1 for k in found['wrong_pairs']]}; context_vec of token {row + 1}: "
-            f"{listing(found['wrong'][row])}; differs by up to {differ:.4f}.",
+            f"{listing(found['wrong'][row])}; over every token and all {found['wrong'].shape[-1]:,} dimensions the "
+            f"two differ by up to {differ:.4f}.",
             f"partners {[k + 1 for k in found['right_pairs']]}; context_vec of token {row + 1}: "
             f"{listing(found['right'][row])}.")
     st.caption("No error warns: the shapes are the same, and each query head still attends. It reads another group's "

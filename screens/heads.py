@@ -100,7 +100,7 @@ def screen():
             whole, bars = st.columns(2)  # the map on the left, as the views draw theirs
             with whole:
                 ui.show_matrix(weights[head], settings, "weights",
-                               f"head {head + 1} of {num_heads}: its whole {T:,} × {T:,} map of attn_weights")
+                               f"head {head + 1} of {num_heads}: its whole map of attn_weights")
             with bars:
                 ui.show_view(shown, settings, "weights", "attn_weights of one head", view_key="heads_view",
                              parts=("row", "cell"), commit=True, frames=frames)

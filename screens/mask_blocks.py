@@ -125,10 +125,10 @@ def _buffer_demo(settings, record=None, **_) -> None:
             f"moved with .to(\"{target}\"))",
             'self.mask = torch.triu(torch.ones(context_length, context_length), diagonal=1)',
             'self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))',
-            f"The mask stays on {out['attribute']['devices']['mask']}, and the forward pass on {target} fails: "
+            f"The mask stays on `{out['attribute']['devices']['mask']}`, and the forward pass on `{target}` fails: "
             f"{(out['attribute']['error'] or 'no error raised').rstrip('.!')}. "  # PyTorch's "…cpu!" + "." read "cpu!."
             f"state_dict saves {out['attribute']['state_dict']}.",
-            f"The mask moves to {out['buffer']['devices']['mask']}; the forward pass gives "
+            f"The mask moves to `{out['buffer']['devices']['mask']}`; the forward pass gives "
             f"{out['buffer']['output']}. state_dict saves {out['buffer']['state_dict']}.", wrong_box=st.warning)
     data_table(devices, width="content")
     if record is not None:

@@ -117,7 +117,7 @@ def position_view(q_vec, k_vec, record: dict, m: int, n: int) -> dict:
 
 POSITION_CAPTION = ("The same q and k at every pair of positions 0 … 15 (rows: the query's position m, columns: the "
                     "key's position n): each diagonal holds one colour, because the score depends only on m − n. Move the "
-                    "selected cell along a diagonal (in the view, no rerun) and "
+                    "selected cell along a diagonal in the view and "
                     "the worked product changes term by term while its sum stays.")
 
 

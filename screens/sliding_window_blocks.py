@@ -250,11 +250,12 @@ def mistakes(settings: Settings, num_heads: int, window: int) -> None:
     """Each wrong mask's numbers beside the right ones, on the lesson's own inputs."""
     found, _, _ = stage_call(swa.mistakes, settings, STAGE, num_heads=num_heads, window=window)
     right = found["right"]
-    seen = lambda r: ", ".join(f"{int(n)}" for n in r["visible"][:12])  # noqa: E731
+    seen = lambda r: ", ".join(str(int(n)) for n in r["visible"][:12]) + (  # noqa: E731
+        f", … ({len(r['visible']):,} queries)" if len(r["visible"]) > 12 else "")
     off = found["off_by_one"]
     pitfall("The band one key too wide: `diff > W`",
             "mask_bool = (diff < 0) | (diff > W)", "mask_bool = (diff < 0) | (diff >= W)",
-            f"Keys seen per query: {seen(off)}, W + 1 where there are enough; the context vectors move by "
+            f"Keys seen per query: {seen(off)}: W + 1 = {window + 1:,} where there are enough; the context vectors move by "
             f"{off['vs_right']:.4f}." if off["vs_right"] > swa.SAME else
             f"Keys seen per query: {seen(off)}; here nothing changes (W ≥ T or too few tokens to tell).",
             f"Keys seen per query: {seen(right)}: at most W = {window:,}, the query itself included.",

@@ -44,7 +44,7 @@ st.caption(f"{samples:,} queries per d_k, each scoring {tokens:,} keys ({samples
            f"attention matrix. Computed on the CPU with a random generator of its own, seeded from ({seed}, d_k).")
 
 # --- 1: variance ---------------------------------------------------------------------------------
-st.header("1 · The variance of q · k grows like d_k")
+st.header("Step 1: the variance of q · k grows like d_k")
 blocks.scaling_curve(sweep, "variance", "variance of the scores vs d_k", d_k, log_y=True)
 slope = experiments.loglog_slope(POWERS, sweep[sweep["scores"] == UNSCALED]["variance"])
 st.markdown(
@@ -54,7 +54,7 @@ st.markdown(
 )
 
 # --- 2: the scores themselves -----------------------------------------------------------------------
-st.header(f"2 · The scores at d_k = {d_k:,}")
+st.header(f"Step 2: the scores at d_k = {d_k:,}")
 bars = ui.why_scaling_histogram(int(d_k), int(samples), int(tokens), int(seed))
 ui.chart(charts.histogram(bars, f"scores at d_k = {d_k:,}"), f"why scaling histogram d_k {d_k}", lambda: bars,
          width="content")
@@ -68,7 +68,7 @@ st.markdown(
 )
 
 # --- 3: softmax saturates -------------------------------------------------------------------------
-st.header("3 · Unscaled, softmax saturates")
+st.header("Step 3: unscaled, softmax saturates")
 for column, metric in zip(st.columns(2), ("largest weight", "entropy (nats)")):
     with column:
         blocks.scaling_curve(sweep, metric, f"{metric} vs d_k", d_k)
@@ -85,7 +85,7 @@ st.markdown(
 )
 
 # --- 4: the gradient vanishes ------------------------------------------------------------------------
-st.header("4 · …and its gradient vanishes")
+st.header("Step 4: and its gradient vanishes")
 blocks.scaling_curve(sweep, "gradient (median)", "gradient reaching the scores vs d_k (median over queries)", d_k, log_y=True)
 left, right = st.columns(2)
 ratio = picked.loc[SCALED, "gradient (median)"] / max(picked.loc[UNSCALED, "gradient (median)"], 1e-300)

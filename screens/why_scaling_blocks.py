@@ -32,7 +32,7 @@ def saturation_by_measure(saturation: pd.DataFrame) -> pd.DataFrame:
 
 def zero_mean_lesson(seed: int) -> None:
     """Section 5: the book's torch.rand weights at GPT-2 size saturate softmax even after dividing by √d."""
-    st.header("5 · Why zero-mean vectors: the book's torch.rand weights at GPT-2 size")
+    st.header("Step 5: why zero-mean vectors (the book's torch.rand weights at GPT-2 size)")
     saturation = saturation_table(seed)  # a row per (inputs, weights) setup: torch.rand's first, nn.Linear's last
     D = experiments.SATURATION_D
     st.markdown(

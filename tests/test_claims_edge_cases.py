@@ -112,3 +112,9 @@ def test_softmax_share_says_clearly_slightly_or_no_larger_from_the_two_rows():
     even = torch.tensor([3.0, 3.0])  # a tie: one half each way, no gain
     assert "no larger share" in claims.softmax_share_claim(even / even.sum(), torch.softmax(even, -1))
     assert "(key 1)" in claims.softmax_share_claim(even / even.sum(), torch.softmax(even, -1))
+
+
+def test_a_heads_cost_is_the_difference_of_the_accuracies_as_printed():
+    # A teacher's read: "0.961 → 0.386, 57.4 points" (0.9606 − 0.3866 unrounded); the slide's numbers give 57.5.
+    said = claims.ablation_claim(0.9606, [[0.38649, 0.9600], [0.9500, 0.9400]])
+    assert "head 1.1 (0.961 → 0.386, 57.5 points)" in said, said

@@ -149,7 +149,7 @@ def test_the_screen_opens_at_both_presets_with_its_numbers(preset):
     assert not at.exception
     text = page_text(at)
     assert "17.18 GB" in text and "4.29 GB" in text and "2.15 GB" in text
-    heads, kv = (2, 1) if preset == "book" else (12, 1)
+    heads, kv = (2, 1) if preset == "book" else (12, 4)  # GPT-2 small opens on 4 key/value heads (the preset)
     T, head_dim = (6, 1) if preset == "book" else (1024, 64)
     assert f"{2 * T * kv * head_dim * 4:,} bytes" in text  # this layer's cache, float32
     assert at.error and at.success  # the mistake beside the right result

@@ -104,7 +104,7 @@ def test_gpt2_small_renders_with_12_heads_of_64():
     # 1024 tokens: images, not Altair cells; untrained heads there are one texture, so one row of 4 shows it
     # (twelve filled three slides with alike noise), and the sentence under them compares all twelve
     # (and, above 64 tokens where the view draws no map, the committed head's whole map under it)
-    whole = [im for im in heads if "its whole 1,024 × 1,024 map" in str(im.proto)]
+    whole = [im for im in heads if "its whole map of attn_weights: 1,024 × 1,024 drawn as an image" in str(im.proto)]
     assert len(whole) == 1 and len(heads) == 4 + 1 and "Drawing heads 1–4 of 12: untrained heads at this size " in text
     # whether they "look alike" follows the distance the sentence under them states (claims.heads_claim)
     alike = "The maps above are nearly the same" in text

@@ -52,7 +52,7 @@ def test_every_control_changes_the_screen():
     for change, expect in ((lambda: at.select_slider(key="why_samples").set_value(1024), "1,024 queries per d_k"),
                            (lambda: at.slider(key="why_tokens").set_value(32), "entropy ln 32 = 3.4657"),
                            (lambda: at.number_input(key="why_seed").set_value(7), "seeded from (7, d_k)"),
-                           (lambda: at.select_slider(key="why_dk").set_value(1024), "The scores at d_k = 1,024")):
+                           (lambda: at.select_slider(key="why_dk").set_value(1024), "the scores at d_k = 1,024")):
         change().run()
         assert not at.exception, [e.value for e in at.exception]
         after = (page_text(at), chart_specs(at), metrics(at))

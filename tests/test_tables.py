@@ -82,3 +82,8 @@ def test_a_static_table_in_presenter_mode_keeps_the_grids_labels_and_formats():
                               "status": "what happened"}).to_html()
     assert all(text in html for text in (">fastest ms<", ">121.23<", ">3,123<", ">what happened<")), html
     assert "fastest_ms" not in html and "121.230032" not in html
+    # A float column the grid does not format: the app's 4 decimals, not st.table's 6 (/dropout's "p = 0.100000").
+    html = _as_static(pd.DataFrame({"p": [0.1, 0.2], "1/(1-p)": [1.1111111, 1.25], "gap": [3e-8, 0.0]}), {}).to_html()
+    assert ">0.1000<" in html and ">1.1111<" in html and "0.100000" not in html, html
+    assert ">3 × 10⁻⁸<" in html  # not 0.0000: a difference that small is still one
+    assert ">6,291,456<" in _as_static(pd.DataFrame({"bytes": [6291456.0, 18432.0]}), {}).to_html()

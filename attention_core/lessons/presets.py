@@ -82,13 +82,15 @@ PUBLIC_TRAIN_LAYER_STEPS = 3000
 PRESETS = {
     "book": {"input": "book", "text": BOOK_SENTENCE, "positions": False, "tokens": 6, "d_in": 3,
              "d_out": 2, "seed": 123, "heads": 2, "query": 2, "key": 1, "context_length": 6,
-             "dropout": 0.5, "dropout_seed": 123, "kv_step": 3},
+             "dropout": 0.5, "dropout_seed": 123, "kv_step": 3, "kv_groups": 1},
     # Exercise 3.3: GPT-2 small's attention layer, 12 heads of 64 dims, context 1024.
     "gpt2-small": {"input": "random", "tokens": 1024, "d_in": 768, "d_out": 768, "seed": 123,
                    "heads": 12, "query": 2, "key": 1, "context_length": 1024, "dropout": 0.1,
                    "dropout_seed": 123,
-                   # /kv-cache's 64 generated tokens open half fed, not at step 3 (4 rows of a 64 × 64 map)
-                   "kv_step": 33},
+                   # /kv-cache's 64 generated tokens open half fed, not at step 3 (4 rows of a 64 × 64 map); /gqa
+                   # opens on 4 key/value heads of 3 query heads each, where `repeat` pairs them wrongly (at 1 it
+                   # cannot, and the group maps were all twelve heads)
+                   "kv_step": 33, "kv_groups": 4},
 }
 PRESET_TITLES = {"book": "book", "gpt2-small": "GPT-2 small", "custom": "custom"}
 # Besides the sidebar's inputs and sizes (which leave any preset), the page controls that belong to a preset's

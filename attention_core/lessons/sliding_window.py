@@ -220,7 +220,7 @@ def prefill_before_fix(mha: MultiHeadAttentionWithSWA, x: torch.Tensor, chunk: i
     """The cached prefill as ch04/06_swa/gpt_with_kv_swa.py computed it before #1013: the cache is cut to W keys
     and the chunk attends over those W only, so the chunk's early queries lose keys inside their window (and a
     query with none left gets softmax of only -inf: nan). x: (1, T, d_in). Returns ((T, d_out), kept key positions
-    per chunk). Checked against the book's file of that commit (tests/test_sliding_window.py)."""
+    per chunk). It gives the numbers of the book's file at that commit."""
     b, num_tokens, _ = x.shape
     W = mha.sliding_window_size
     keys_all = mha.W_key(x).view(b, num_tokens, mha.num_heads, mha.head_dim).transpose(1, 2)  # (1, h, T, hd)

@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 
 from attention_core.book.device import describe, unused_gpu_note
-from attention_core.drawing.numbers import fixed, whole
+from attention_core.drawing.numbers import fixed, plain, whole
 from ui.state.settings import this_run
 from ui.state.sections import section
 from ui.state.session import note
@@ -153,12 +153,28 @@ def data_table(data, *, where=None, hide_index: bool | None = None, width="conte
         where.dataframe(data, hide_index=hide_index, width=width, height=height, column_config=column_config)
 
 
+def _float_text(value: float) -> str:
+    """A table's float as the app prints one: 4 decimals, or "3.0 × 10⁻⁸" where 4 decimals would say 0.0000."""
+    if pd.isna(value):
+        return ""
+    return f"{value:,.4f}" if value == 0 or abs(value) >= 1e-4 else plain(value)
+
+
+def _whole(column: pd.Series) -> bool:
+    """A float column of whole numbers (bytes, counts): 6,291,456, not 6,291,456.0000."""
+    finite = column[column.notna() & (column.abs() != float("inf"))]
+    return len(finite) > 0 and bool((finite == finite.round()).all()) and bool((finite.abs() >= 1).any())
+
+
 def _as_static(data, column_config: dict):
     """What st.dataframe's column_config says, for a static table that ignores it: its labels and number formats
     (a deck showed "fastest_ms" and 121.230032 where the screen shows "fastest ms" and 121.23)."""
     if not isinstance(data, pd.DataFrame):
         return data  # a Styler formats itself
     formats = {c: "{:,}" for c in data.columns if pd.api.types.is_integer_dtype(data[c])}  # 4724736 -> 4,724,736
+    # a float column as the app prints numbers, 4 decimals: st.table wrote 0.100000 and 10.000000 (/dropout's p table)
+    formats |= {c: "{:,.0f}" if _whole(data[c]) else _float_text for c in data.columns
+                if pd.api.types.is_float_dtype(data[c])}
     labels = {}
     for column, config in column_config.items():
         config = {"label": config} if isinstance(config, str) else dict(config or {})
