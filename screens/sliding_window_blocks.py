@@ -110,9 +110,15 @@ def keys_sentence(record: dict, q: int, window: int) -> str:
     """Which keys the committed query sees, and how many the causal mask would give it."""
     seen = int(record["visible"][q])
     first = q + 1 - seen + 1
-    return (f"Query {q + 1} sees key{'s' if seen > 1 else ''} {first}" + (f" … {q + 1}" if seen > 1 else "")
+    said = (f"Query {q + 1} sees key{'s' if seen > 1 else ''} {first}" + (f" … {q + 1}" if seen > 1 else "")
             + f": {seen} of the {q + 1} a causal layer gives it (min(W, {q + 1}) with W = {window:,}); every other "
             "key gets weight exactly 0.")
+    last = len(record["visible"])
+    if seen == q + 1 and last > window:  # the view opens on a query the window does not reach: say where it does
+        kept = int(record["visible"][-1])
+        said += (f" The window changes nothing for this query: from query {window + 1:,} on, each query loses its "
+                 f"oldest keys (query {last:,} sees {last - kept + 1:,} … {last:,}, {kept:,} of its {last:,}).")
+    return said
 
 
 def sweep(settings: Settings, num_heads: int) -> None:

@@ -81,3 +81,11 @@ def test_a_masks_overview_names_what_each_pixel_shows():
     hidden = ((diff < 0) | (diff >= 3)).astype(np.float32)  # (T, T): the window's mask, 1 = hidden
     reduced, *_ = matrix_images.overview_blocks(1 - hidden, "mask")  # what the picture draws
     assert np.array_equal(1 - reduced, hidden.reshape(256, 4, 256, 4).min(axis=(1, 3)))
+
+
+def test_the_lesson_says_where_the_window_starts_to_cut_when_its_query_keeps_every_key():
+    # A teacher's read: at query 2 and W = 3 the windowed and causal bars are the same, and nothing said why.
+    text = page_text(open_screen("sliding-window"))
+    assert "The window changes nothing for this query: from query 4 on, each query loses its oldest keys " \
+           "(query 6 sees 4 … 6, 3 of its 6)." in text
+    assert "The window changes nothing" not in page_text(open_screen("sliding-window", query=5))
