@@ -7,7 +7,7 @@ import torch
 
 from attention_core.book import stages
 from attention_core.drawing.view_data import ranked_keys
-from attention_core.drawing.numbers import places, scientific, short, whole
+from attention_core.drawing.numbers import places, scientific, whole
 from attention_core.lessons.experiments import ONE_HOT
 
 _SUP = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")  # x⁽²⁾, the book's token superscript
@@ -82,7 +82,7 @@ def heads_claim(distance: float, heads: int, trained: bool) -> str:
     Random heads that differ do so by chance, not "for that reason": they have learned no role yet."""
     if heads < 2:
         return "With one head there is nothing to compare."
-    measured = (f"on average two heads here spread a query's weight differently by {short(distance)} "
+    measured = (f"on average two heads here spread a query's weight differently by {distance:.4f} "
                 "(total-variation distance: 0 = the same map, 1 = no key in common)")
     if distance < HEADS_ALIKE:
         return (f"The maps above are nearly the same: {measured}. "
