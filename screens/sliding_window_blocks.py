@@ -116,8 +116,8 @@ def keys_sentence(record: dict, q: int, window: int) -> str:
     last = len(record["visible"])
     if seen == q + 1 and last > window:  # the view opens on a query the window does not reach: say where it does
         kept = int(record["visible"][-1])
-        said += (f" The window changes nothing for this query: from query {window + 1:,} on, each query loses its "
-                 f"oldest keys (query {last:,} sees {last - kept + 1:,} … {last:,}, {kept:,} of its {last:,}).")
+        said += (f" The window changes nothing for this query; it does for a later one: query {last:,} sees "
+                 f"{last - kept + 1:,} … {last:,}, {kept:,} of its {last:,}.")
     return said
 
 

@@ -86,6 +86,5 @@ def test_a_masks_overview_names_what_each_pixel_shows():
 def test_the_lesson_says_where_the_window_starts_to_cut_when_its_query_keeps_every_key():
     # A teacher's read: at query 2 and W = 3 the windowed and causal bars are the same, and nothing said why.
     text = page_text(open_screen("sliding-window"))
-    assert "The window changes nothing for this query: from query 4 on, each query loses its oldest keys " \
-           "(query 6 sees 4 … 6, 3 of its 6)." in text
+    assert "The window changes nothing for this query; it does for a later one: query 6 sees 4 … 6, 3 of its 6." in text
     assert "The window changes nothing" not in page_text(open_screen("sliding-window", query=5))
