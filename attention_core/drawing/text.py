@@ -4,8 +4,7 @@ import re
 
 import torch
 
-from attention_core.drawing.numbers import (latex, latex_fixed, latex_whole, reproducing_digits, short,
-                                            significant_decimals)
+from attention_core.drawing.numbers import latex, latex_fixed, latex_whole, reproducing_digits, short, significant
 
 
 def md_escape(text: str) -> str:
@@ -85,7 +84,11 @@ def worked_fraction(exponent, exact: list, k: int, weight: float, full: bool) ->
         terms = [round(math.exp(exponent(j, d)), d) for j in range(len(exact))]
         return terms, round(sum(terms) if full else sum(math.exp(x) for x in exact), d)
 
-    d = reproducing_digits(lambda d: round(chain(d)[0][k] / chain(d)[1], 4) == round(weight, 4))
+    def agrees(d: int) -> bool:
+        terms, total = chain(d)
+        return round(terms[k] / total, 4) == round(weight, 4)
+
+    d = reproducing_digits(agrees)
     return (d, *chain(d), "=") if d else (4, *chain(4), r"\approx")
 
 
@@ -127,9 +130,7 @@ def renormalised_latex(kept: float, unmasked_row, weight: float, q: int, k: int)
     (0.00007189, not 7.189e-05). kept: the cell after zeroing the future; unmasked_row: (T,) softmax over every
     key; weight: the renormalised cell."""
     visible = [float(v) for v in unmasked_row[:q + 1]]
-
-    def text(value: float, digits: int) -> str:
-        return "0" if value == 0 else f"{value:.{significant_decimals(value, digits)}f}"
+    text = significant  # weights below 1: never in exponent form, "0" for 0
 
     def agrees(g: int) -> bool:  # a sum abridged with … cannot be redone by hand: only the full one is checked
         return q + 1 > 4 or round(float(text(kept, g)) / sum(float(text(v, g)) for v in visible), 4) == round(weight, 4)
