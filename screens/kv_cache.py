@@ -42,7 +42,7 @@ def screen():
         if num_heads > 1:
             head = ui.control(st.select_slider, "Head drawn", "head", options=list(range(1, num_heads + 1))) - 1
     ui.committed(num_tokens)  # the app's query and key stay inside the tokens (a note when the URL's do not)
-    record = ui.stage_call(lesson.generation_trace, settings, "kv-cache", num_heads=num_heads, prompt=prompt)
+    record = ui.stage_call(lesson.generation_trace, settings, "kv-cache", rows=run, num_heads=num_heads, prompt=prompt)
     calls = record["calls"]
     step = ui.clamp("kv_step", low=1, high=len(calls),
                     fallback_note=f"Step {{old}} does not exist ({len(calls)} steps); showing step {{new}}.")
@@ -107,7 +107,9 @@ def sections(record: dict, num_heads: int, prompt: int, step: int, head: int, la
     ui.explain(
         "**Why is the cache exact?** An uncached step recomputes the keys and values of every earlier token from the "
         "same inputs and weights, so it gets the rows the cache already holds; the newest query's row of the causal "
-        "mask hides nothing (every cached key is in its past). Only the arithmetic is saved, never an answer changed."
+        "mask hides nothing (every cached key is in its past). Only the arithmetic is saved, never an answer changed, "
+        "up to float32 rounding: a processor may sum a (1 × keys) product in another order than a (keys × keys) one, "
+        "so some give 0 difference bit for bit and some a few times 10⁻⁸ (the metric above says which)."
         "\n\n**Why the pointer?** With the cache, the scores of a step are (new queries × every cached key). Its mask "
         "must be the rows of the full causal mask for the new tokens' positions: `mask[ptr:ptr + new, :keys]`. "
         "`ptr_current_pos` remembers where the text has got to; `reset_cache()` puts it back to 0 for a new text."

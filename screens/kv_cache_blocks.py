@@ -48,7 +48,7 @@ def mask_slice(record: dict, step: int, labels: list) -> None:
         keep = [*range(SLICE_ENDS), *range(stop - SLICE_ENDS, stop)]
         shown = [[row[j] for j in keep[:SLICE_ENDS]] + ["…"] + [row[j] for j in keep[SLICE_ENDS:]] for row in shown]
         keys = [keys[j] for j in keep[:SLICE_ENDS]] + ["…"] + [keys[j] for j in keep[SLICE_ENDS:]]
-    data_table(pd.DataFrame(shown, index=rows, columns=keys), width="content")
+    data_table(pd.DataFrame(shown, index=rows, columns=keys), width="content", static=True)  # redrawn every move
 
 
 def step_tensors(record: dict, step: int, head: int, labels: list) -> None:
@@ -149,7 +149,8 @@ def _chapter_three_gap(x: torch.Tensor, d_out: int, num_heads: int, seed: int) -
 
 
 def mistakes(settings: Settings, num_heads: int, prompt: int) -> None:
-    record = stage_call(lesson.mistakes_trace, settings, "kv-cache", num_heads=num_heads, prompt=prompt)
+    record = stage_call(lesson.mistakes_trace, settings, "kv-cache", rows=lesson.run_length(len(settings.tokens)),
+                        num_heads=num_heads, prompt=prompt)
     right, n = record["right"], record["run"]
     stale = lesson.largest_difference(record["no_reset"], right)
     again = lesson.largest_difference(record["reset"], right)

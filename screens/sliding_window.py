@@ -51,6 +51,12 @@ def screen():
     sections(record, num_heads, window)
 
 
+@ui.fragment
+def prefill_lesson(num_heads: int, window: int) -> None:
+    """The cached prefill in its own fragment: the chunk slider reruns this section, not the screen above it."""
+    blocks.prefill(settings, num_heads, window)
+
+
 def sections(record: dict, num_heads: int, window: int) -> None:
     """Everything past the lesson, folded: each computes only while it is open."""
     with ui.section("sweep", "As W shrinks: the context vectors", icon=":material/stacked_line_chart:") as shown:
@@ -62,7 +68,7 @@ def sections(record: dict, num_heads: int, window: int) -> None:
     with ui.section("prefill", "The cached prefill: W + C − 1 keys (the book's fix #1013)",
                     icon=":material/fast_forward:") as shown:
         if shown:
-            blocks.prefill(settings, num_heads, window)
+            prefill_lesson(num_heads, window)
     with ui.section("generation", "One token at a time: the cache holds W", icon=":material/cached:") as shown:
         if shown:
             blocks.generation(settings, num_heads, window)

@@ -164,7 +164,7 @@ def prefill(settings: Settings, num_heads: int, window: int) -> None:
     rows = [{"chunk": f"{c['start'] + 1:,} … {c['end']:,}", "keys: the book": span(c["right_keys"]),
              "keys before #1013": span(c["wrong_keys"]), "cache after": f"{c['cache_len']:,}"}
             for c in found["chunks"][:12]]
-    data_table(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
+    data_table(pd.DataFrame(rows), hide_index=True, static=True)
     if len(found["chunks"]) > 12:
         st.caption(f"The first 12 of {len(found['chunks']):,} chunks.")
     st.markdown(f"A chunk of C new tokens starts at some position p. Its first query needs the W − 1 = {window - 1:,} "
@@ -184,7 +184,7 @@ def prefill_rows(found: dict, labels: list, first: int, count: int = 12) -> None
              "before #1013": fmt(found["wrong"][i]),
              "|before − uncached|": numbers.fixed(float((found["wrong"][i] - found["uncached"][i]).abs().max()))}
             for i in range(start, min(start + count, num_tokens))]
-    data_table(pd.DataFrame(rows), width="content", hide_index=True, height=table_height(len(rows)))
+    data_table(pd.DataFrame(rows), hide_index=True, static=True)
     end = start + len(rows)
     st.caption("context_vec (first 2 dims) of each query" + (f", tokens {start + 1:,} … {end:,} of {num_tokens:,} "
                                                               "(from the second chunk on)." if num_tokens > count else "."))

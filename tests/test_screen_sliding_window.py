@@ -26,6 +26,10 @@ def test_book_preset_sends_every_window_and_head_and_each_frame_is_the_classs():
     assert "0.2298" in text and "0.4474" in text  # context_vec of token 6 at W = 3 (the book's file: 0.22976, 0.44740)
     assert "Before the fix, the chunks' early queries lost keys and their vectors differ by up to 0.1164" in text
     assert "2 … 6 (5)" in text and "4 … 6 (3)" in text  # chunk 2: the book keeps W + C − 1 = 5 keys, before #1013 3
+    # The chunk slider's two tables are static: a changed data grid repainted ~200 ms after each move (315 ms a move)
+    static = [list(t.value.columns) for t in at.table]
+    assert ["chunk", "keys: the book", "keys before #1013", "cache after"] in static
+    assert any("|before − uncached|" in columns for columns in static)
     assert "after step 6 it holds 3 (not 6)" in text
     assert "66.57 GB" in text and "11.17 GB" in text and "83.2%" in text  # Gemma 3 27B, 5 : 1 against all full
     assert "At W = T = 6 the two layers' context vectors are equal" in text

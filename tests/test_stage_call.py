@@ -2,8 +2,12 @@
 import torch
 
 from attention_core.book.inputs import BOOK_INPUTS, BOOK_TOKENS
+from screens import registry
 from ui.compute.cache import stage_call
+from ui.state import catalog
 from ui.state.settings import Settings
+
+catalog.declare(registry.SCREENS)  # seed_for reads a stage's book seed there (main.py declares it in the app)
 
 
 def _settings(d_out=2, seed=7) -> Settings:
@@ -30,3 +34,23 @@ def test_a_stage_trace_runs_once_per_settings_and_options_and_gets_the_stages_se
     book.preset = "book"
     stage_call(trace, book, "mask", scale=2.0)  # the book preset: the stage's own seed from the registry (789)
     assert calls[1:] == [(2, 7, "cpu", 3.0), (3, 7, "cpu", 2.0), (2, 789, "cpu", 2.0)]
+
+
+def test_a_trace_of_the_first_rows_only_is_reused_by_a_tokens_move_that_keeps_them():
+    # /kv-cache generates through the first 64 tokens: at GPT-2 small a Tokens move 1,024 -> 1,023 rebuilt 64 steps
+    # of the same tokens. With rows=, the trace gets x[:rows], keyed on those rows' contents.
+    calls = []
+
+    def trace(x, *, d_out, seed, device):
+        calls.append(x.shape[0])
+        return {"out": x[:, :d_out].clone()}  # (rows, d_out)
+
+    long, short, other = _settings(), _settings(), _settings()
+    long.x, long.inputs_id = torch.arange(30.0).view(10, 3), ("random", 10)
+    short.x, short.inputs_id = long.x[:8].clone(), ("random", 8)  # the same first rows, fewer tokens
+    other.x, other.inputs_id = long.x.flip(0), ("random", 10, "flipped")  # other first rows
+    first = stage_call(trace, long, "scores", rows=4)
+    assert stage_call(trace, short, "scores", rows=4) is first and calls == [4]
+    assert torch.equal(first["out"], long.x[:4, :2])
+    assert torch.equal(stage_call(trace, other, "scores", rows=4)["out"], other.x[:4, :2]) and calls == [4, 4]
+    assert stage_call(trace, _settings(), "scores", rows=6)["out"].shape == (6, 2)  # rows >= T: the whole x

@@ -185,13 +185,20 @@ def _stage_call(function_name: str, inputs_id, d_out: int, seed: int, device: st
     return _function(_x, d_out=d_out, seed=seed, device=device, **dict(options))
 
 
-def stage_call(function, settings: Settings, stage: str, **options):
+def stage_call(function, settings: Settings, stage: str, *, rows: int | None = None, **options):
     """A stage's own trace, `function(x, d_out=, seed=, device=, **options)` from attention_core, cached like the
     chapter's traces above: keyed on its qualified name, the sidebar's inputs and sizes, and plain options. A new
-    stage computes through this without a cache entry of its own here."""
-    return _stage_call(f"{function.__module__}.{function.__qualname__}", settings.inputs_id, settings.d_out,
+    stage computes through this without a cache entry of its own here.
+    rows: the function reads only x[:rows] (/kv-cache generates through the first 64 tokens). It gets those rows,
+    keyed on their contents, so a Tokens move that keeps them reuses the result (GPT-2 small's seeded inputs at
+    1,023 tokens are the first 1,023 rows of those at 1,024)."""
+    x, inputs_id = settings.x, settings.inputs_id
+    if rows is not None and rows < len(x):
+        x = x[:rows]
+        inputs_id = ("rows", rows, fingerprint(x))
+    return _stage_call(f"{function.__module__}.{function.__qualname__}", inputs_id, settings.d_out,
                        settings.seed_for(stage), settings.device, tuple(sorted(options.items())),
-                       _function=function, _x=settings.x)
+                       _function=function, _x=x)
 
 
 @byte_cache(max_mb=40, spinner="Computing every head count…")

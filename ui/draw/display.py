@@ -142,11 +142,13 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
 
 
 def data_table(data, *, where=None, hide_index: bool | None = None, width="content", height="auto",
-               column_config=None) -> None:
+               column_config=None, static: bool = False) -> None:
     """A summary table (a DataFrame or a Styler): st.dataframe's sortable grid on a screen; in presenter mode a
-    static st.table, whose cells take the app's big font (a data grid's canvas stays at 14 px on a projector)."""
+    static st.table, whose cells take the app's big font (a data grid's canvas stays at 14 px on a projector).
+    static: a st.table everywhere, for a short table a slider redraws: a changed data grid repaints its canvas
+    about 200 ms after the run ends (/sliding-window's chunk slider: 315 ms a move with two grids, 69 ms without)."""
     where = where or st
-    if this_run().presenter:
+    if static or this_run().presenter:
         where.table(_as_static(data, column_config or {}), hide_index=hide_index,
                     width="content" if width == "content" else "stretch")
     else:

@@ -173,8 +173,9 @@ def clamp(name: str, options=None, low=None, high=None, fallback_note: str | Non
 
 def control(widget, label: str, name: str, **kwargs):
     """A widget whose value survives page switches and is written to the URL."""
-    if name not in st.session_state or st.session_state[name] != value(name):
-        st.session_state[name] = value(name)
+    # Set on every run, not only when it differs: a widget whose range or options changed (W's slider after a Tokens
+    # move) is a new widget to Streamlit, and a new widget takes its minimum unless Session State was set this run.
+    st.session_state[name] = value(name)
     on_change = kwargs.pop("on_change", None) or (_on_shared_change if name in SHARED or name in SIZES else _keep)
     result = widget(label, key=name, on_change=on_change, args=(name,), **kwargs)
     st.session_state[KEEP + name] = result
