@@ -54,3 +54,33 @@ def test_a_trace_of_the_first_rows_only_is_reused_by_a_tokens_move_that_keeps_th
     assert torch.equal(first["out"], long.x[:4, :2])
     assert torch.equal(stage_call(trace, other, "scores", rows=4)["out"], other.x[:4, :2]) and calls == [4, 4]
     assert stage_call(trace, _settings(), "scores", rows=6)["out"].shape == (6, 2)  # rows >= T: the whole x
+
+
+def test_a_tokens_move_down_cuts_the_maps_out_of_a_longer_cached_count(monkeypatch):
+    # /heads at GPT-2 small: the (12, 1,024, 1,024) maps of 1,023 tokens are the corner of those of 1,024 (the same
+    # random rows, a causal layer): a Tokens move down cut 0.2-0.6 s of computing out of every move.
+    from attention_core.book.inputs import random_inputs
+    from attention_core.lessons import head_counts
+    from ui.compute import cache
+
+    calls = []
+    real = head_counts.one_head_count
+    monkeypatch.setattr(head_counts, "one_head_count", lambda x, *a: calls.append(x.shape[0]) or real(x, *a))
+
+    def at(tokens, seed=5):
+        s = _settings(d_out=6, seed=seed)
+        s.x, s.inputs_id = random_inputs(tokens, 4, seed), ("random", "", False, tokens, 4, seed)
+        return s
+
+    cache._one_head_count.cache.clear()
+    long, _, _ = cache.one_head_count(at(64), 3)  # (3, 64, 64)
+    short, _, _ = cache.one_head_count(at(48), 3)  # 48 × 4 random numbers are the first of 64 × 4
+    assert calls == [64] and short.shape == (3, 48, 48)
+    direct, _, _ = real(at(48).x, 6, 3, 5, "cpu")  # the layer built for 48 tokens
+    assert torch.allclose(short, direct, atol=1e-6, rtol=0) and torch.equal(short, long[:, :48, :48])
+    cache.one_head_count(at(25), 3)  # 25 × 4 are not the first of 64 × 4 (randn draws 16 at a time): computed
+    assert not torch.equal(random_inputs(64, 4, 5)[:25], random_inputs(25, 4, 5))
+    cache.one_head_count(at(80), 3)  # more tokens than any cached: computed
+    cache.one_head_count(at(48, seed=6), 3)  # other inputs (another seed): computed
+    cache.one_head_count(at(48), 2)  # another count of heads: computed
+    assert calls == [64, 25, 80, 48, 48]

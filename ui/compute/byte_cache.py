@@ -85,6 +85,12 @@ class ByteCache:
                         self.bytes -= dropped
             return value
 
+    def matching(self, match) -> list[tuple]:
+        """[(key, value)] of the cached entries whose key satisfies match(key), most recently used first: nothing
+        is built, and nothing moves in the order."""
+        with self.lock:
+            return [(key, self.items[key][0]) for key in reversed(self.items) if match(key)]
+
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
