@@ -36,10 +36,11 @@ def screen():
                                                              "tokens generated here; using {new}.")
         prompt = int(ui.control(st.number_input, "Prompt: tokens fed at once by step 1", "kv_prompt", min_value=1,
                                 max_value=run, step=1))
+    heads_in_view = blocks.heads_fit(run, prompt, num_heads)  # every head's steps travel: Head moves in the browser
     with columns[2]:
         head = ui.clamp("head", low=1, high=num_heads,
                         fallback_note=f"Head {{old}} does not exist ({num_heads} heads); showing head {{new}}.") - 1
-        if num_heads > 1:
+        if num_heads > 1 and not heads_in_view:
             head = ui.control(st.select_slider, "Head drawn", "head", options=list(range(1, num_heads + 1))) - 1
     ui.committed(num_tokens)  # the app's query and key stay inside the tokens (a note when the URL's do not)
     record = ui.stage_call(lesson.generation_trace, settings, "kv-cache", rows=run, num_heads=num_heads, prompt=prompt)
@@ -64,22 +65,18 @@ def screen():
         column.metric(label, shown)
 
     labels = settings.labels[:run]
-    weights = record["weights_cached"][head]  # (n, n): each row from the step that fed its token
-    stack = lesson.frames_of(weights, calls)  # (F, n, n): the rows computed by the end of each step
-    frames = None if len(calls) == 1 else {
-        "name": "Step", "param": "kv_step", "values": list(range(1, len(calls) + 1)),
-        "labels": [blocks.step_label(calls, f) for f in range(len(calls))], "initial": step - 1}
+    cached, uncached, frames = blocks.view_frames(record, step, head, heads_in_view)  # (frames, n, n) each
     st.markdown(
-        f"**Step by step, head {head + 1}.** Move **Step** in the view (or PageUp / PageDown): each step adds the "
+        ("**Step by step.** Move **Step** and **Head** in the view" if heads_in_view else
+         f"**Step by step, head {head + 1}.** Move **Step** in the view")
+        + " (or PageUp / PageDown): each step adds the "
         "newest token's row, its weights over every key cached so far; the rows of tokens not fed yet are empty, and "
         "the cells right of the diagonal never exist in the cache (both hatched). The view opens on the newest row: "
         "its bars with the cache, then the same row computed without it. Enter (or the button) brings the step to "
-        "the numbers above "
-        "and below.")
-    ui.show_view(stack if frames else weights, settings, "weights", "attn_weights, cached", view_key="kv_view",
+        "the numbers above and below.")
+    ui.show_view(cached, settings, "weights", "attn_weights, cached", view_key="kv_view",
                  labels=labels, commit=True, frames=frames, row_title="with the cache",
-                 also=[("without the cache", lesson.frames_of(record["weights_uncached"][head], calls)
-                        if frames else record["weights_uncached"][head], "weights")],
+                 also=[("without the cache", uncached, "weights")],
                  vectors=[("context, cached", record["context_cached"]),
                           ("context, uncached", record["context_uncached"])],
                  parts=("matrix", "row", "cell"), selection=(stop - 1, 0),  # opens on the step's newest row

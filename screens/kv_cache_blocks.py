@@ -11,6 +11,7 @@ from attention_core.book.modules import MultiHeadAttention as ChapterThreeMHA
 from attention_core.book.seeding import build_seeded
 from attention_core.drawing import numbers
 from attention_core.lessons import kv_cache as lesson
+from attention_core.lessons.head_counts import STACK_WEIGHTS
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, checked, pitfall
 from ui.draw.display import data_table, device_badge, table, table_grid
@@ -31,6 +32,31 @@ def step_label(calls, f: int) -> str:
 
 
 SLICE_ENDS = 6  # a mask slice wider than 12 keys shows its first 6 and last 6
+
+
+def heads_fit(run: int, prompt: int, num_heads: int) -> bool:
+    """Whether every head's steps go to the browser, so that Head moves in the view (the book's 2 heads: 5 steps of
+    6 x 6); GPT-2 small's 12 heads of 33 steps of 64 x 64 would not (the /heads stack's budget), one is drawn."""
+    steps = len(lesson.calls_of(run, prompt))
+    return num_heads > 1 and steps * num_heads * run * run <= STACK_WEIGHTS
+
+
+def view_frames(record: dict, step: int, head: int, heads_in_view: bool) -> tuple:
+    """The view's maps with and without the cache, and its frames: (F · h, n, n) each, step after step and within a
+    step head after head (the order of the view's dims), or (F, n, n) of `head` alone; step 1-based, head 0-based.
+    A map alone, and frames None, for a one-step generation of one head."""
+    calls, num_heads = record["calls"], record["num_heads"]
+    heads = range(num_heads) if heads_in_view else [head]
+    framed = lambda name: torch.stack([lesson.frames_of(record[name][h], calls) for h in heads], dim=1).flatten(0, 1)  # noqa: E731
+    dims = [] if len(calls) == 1 else [{"name": "Step", "param": "kv_step", "values": list(range(1, len(calls) + 1)),
+                                        "labels": [step_label(calls, f) for f in range(len(calls))]}]
+    if heads_in_view:
+        dims.append({"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
+                     "labels": [str(h) for h in range(1, num_heads + 1)]})
+    if not dims:
+        return record["weights_cached"][head], record["weights_uncached"][head], None
+    initial = (step - 1) * len(heads) + (head if heads_in_view else 0)
+    return framed("weights_cached"), framed("weights_uncached"), {"dims": dims, "initial": initial}
 
 
 def mask_slice(record: dict, step: int, labels: list) -> None:

@@ -23,15 +23,18 @@ def test_book_preset_steps_through_the_generation_in_the_view():
     assert "`mask[3:4, :4]`" in page_text(at)  # the slice starts at ptr_current_pos
     view = views(at)["kv_view"]
     dims = view["meta"]["frames"]["dims"]
-    assert [d["param"] for d in dims] == ["kv_step"] and dims[0]["values"] == [1, 2, 3, 4, 5]
-    assert view["meta"]["frames"]["initial"] == 2  # step 3, 0-based
+    # Step and Head both move in the browser at the book's size (5 steps × 2 heads of 6 × 6): no Head control here.
+    assert [d["param"] for d in dims] == ["kv_step", "head"] and dims[0]["values"] == [1, 2, 3, 4, 5]
+    assert dims[1]["values"] == [1, 2] and "head" not in [s.key for s in at.main.select_slider]
+    assert view["meta"]["frames"]["initial"] == 4  # step 3, head 1: frame (3 − 1) × 2 heads + 0
     # Its legend names both kinds of hatched cell: rows of tokens not fed yet are not "masked" (issue 35's read).
     assert view["meta"]["hatched"] == "not in the cache (a token not fed yet, or the future)"
-    for frame, (_, stop) in enumerate(record["calls"]):
+    for step, (_, stop) in enumerate(record["calls"]):
         newest = stop - 1  # the row this step added: its weights over every cached key, with and without the cache
-        expected = {j: f"{float(w):.4f}" for j, w in enumerate(record["weights_cached"][0, newest, :stop])}
-        assert view_row(view, newest, frame=frame) == expected
-        assert view_row(view, newest, "also0", frame=frame) == expected
+        for head in range(2):
+            expected = {j: f"{float(w):.4f}" for j, w in enumerate(record["weights_cached"][head, newest, :stop])}
+            assert view_row(view, newest, frame=2 * step + head) == expected
+            assert view_row(view, newest, "also0", frame=2 * step + head) == expected
 
 
 def test_a_step_and_a_prompt_from_the_url_move_the_mask_slice():
@@ -98,7 +101,7 @@ def test_gpt2_small_opens_half_way_through_its_64_generated_tokens():
     at = open_screen("kv-cache", preset="gpt2-small")
     view = views(at)["kv_view"]
     assert view["meta"]["frames"]["initial"] == 32 and view["meta"]["rows"] == 64  # step 33: 34 of 64 rows fed
-    assert views(open_screen("kv-cache"))["kv_view"]["meta"]["frames"]["initial"] == 2  # the book's: step 3 of 5
+    assert views(open_screen("kv-cache"))["kv_view"]["meta"]["frames"]["initial"] == 4  # the book's: step 3 of 5, head 1
 
 
 def test_a_wide_mask_slice_shows_its_first_and_last_keys():
