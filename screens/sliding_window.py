@@ -57,6 +57,12 @@ def prefill_lesson(num_heads: int, window: int) -> None:
     blocks.prefill(settings, num_heads, window)
 
 
+@ui.fragment
+def gemma_lesson() -> None:
+    """Gemma 3's schedule in its own fragment: its K slider reruns this part alone (it depends on no setting)."""
+    blocks.gemma_schedule()
+
+
 def sections(record: dict, num_heads: int, window: int) -> None:
     """Everything past the lesson, folded: each computes only while it is open."""
     with ui.section("sweep", "As W shrinks: the context vectors", icon=":material/stacked_line_chart:") as shown:
@@ -75,6 +81,7 @@ def sections(record: dict, num_heads: int, window: int) -> None:
     with ui.section("memory", "Memory: W tokens a layer, and Gemma 3's 5 : 1", icon=":material/memory:") as shown:
         if shown:
             blocks.memory(settings, num_heads, window)
+            gemma_lesson()
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
             blocks.tensors(record, settings)

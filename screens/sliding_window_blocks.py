@@ -102,7 +102,8 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
                 view_key="swa_view", parts=("matrix", "row", "cell") if view_draws_map(num_tokens) else ("row", "cell"),
                 commit=True, frames=frames, row_title="weights inside the window",
                 also=[("causal: no window", causal, "weights")],
-                vectors=[("windowed context_vec", context), ("causal context_vec", record["causal_context"])],
+                vectors=[("context_vec after out_proj, window", context),  # every head's: the layer's output
+                         ("context_vec after out_proj, causal", record["causal_context"])],
                 order=scores, order_name="masked scores")
 
 
@@ -206,7 +207,7 @@ def generation(settings: Settings, num_heads: int, window: int) -> None:
 
 
 def memory(settings: Settings, num_heads: int, window: int) -> None:
-    """What the cache holds: this layer, GPT-2 small with every layer a window, and Gemma 3's schedule."""
+    """What the cache holds: this layer, and GPT-2 small with every layer a window."""
     num_tokens, head_dim = len(settings.tokens), settings.d_out // num_heads
     full, windowed = swa.layer_bytes(num_tokens, window, num_heads, head_dim)
     gpt2 = swa.schedule_bytes(cache_bytes.GPT2_SMALL, window, swa_per_full=cache_bytes.GPT2_SMALL.layers)
@@ -218,6 +219,11 @@ def memory(settings: Settings, num_heads: int, window: int) -> None:
     st.caption("Bytes = tokens × layers × 2 (K and V) × kv_heads × head_dim × bytes per element "
                "(the formula of the book's memory_estimator_swa.py). A window layer holds "
                "min(W, tokens) tokens however long the text grows; a full layer holds them all.")
+
+
+def gemma_schedule() -> None:
+    """Gemma 3's K : 1 schedule of window and full layers, and what it saves (the screen runs it as a fragment of its
+    own: the K slider reruns only this)."""
     model = swa.GEMMA3
     k = st.slider("Sliding-window layers per full layer (K : 1)", 0, 11, swa.GEMMA3_SWA_PER_FULL, key="swa_ratio")
     mixed = swa.schedule_bytes(model, swa.GEMMA3_WINDOW, k)

@@ -121,9 +121,12 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     rows = (row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]]
     cols = (col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]]
     finite = bool(torch.isfinite(cut).all())  # nan and ±inf as text: a number column would show nan as "None"
-    first = " (first item of the batch/head)" if len(shape) > 2 else ""
+    # which slice a table of a 3-D or 4-D tensor shows, in the code's own indexing (attn_weights[0, 0])
+    index = f"[{', '.join('0' * (len(shape) - 2))}]" if len(shape) > 2 else ""
+    sliced = (f"`{name}{index}`" if name.isidentifier() else f"index {index}") if index else ""
     part = window_note(tuple(cut.shape), tuple(t.shape))
-    more = f"; showing its {part}" if part else ""
+    first = f" · showing {sliced}" + (f", its {part}" if part else "") if sliced else ""
+    more = f"; showing its {part}" if part and not sliced else ""
     with st.container():  # one block: a slide never puts the label on one page and its table on the next
         st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
         mask = finite and bool(((cut == 0) | (cut == 1)).all())  # a keep or causal mask: 1 and 0, not 1.0000
