@@ -87,3 +87,6 @@ def test_a_static_table_in_presenter_mode_keeps_the_grids_labels_and_formats():
     assert ">0.1000<" in html and ">1.1111<" in html and "0.100000" not in html, html
     assert ">3 × 10⁻⁸<" in html  # not 0.0000: a difference that small is still one
     assert ">6,291,456<" in _as_static(pd.DataFrame({"bytes": [6291456.0, 18432.0]}), {}).to_html()
+    # Text only (/kv-cache's True/False mask slice, redrawn every move): no Styler, which costs ~7 ms a run to render
+    text = _as_static(pd.DataFrame({"1": ["True"], "2": ["False"]}), {"2": "key 2"})
+    assert isinstance(text, pd.DataFrame) and list(text.columns) == ["1", "key 2"]

@@ -188,6 +188,8 @@ def _as_static(data, column_config: dict):
             formats[column] = lambda v, printf=printf: "" if pd.isna(v) else printf % v
         if config.get("label"):
             labels[column] = config["label"]
+    if not formats:  # text only (/kv-cache's True/False mask slice): a Styler would render HTML in Python every run
+        return data.rename(columns=labels)
     # Renamed, not relabelled: st.table draws a Styler's formats but not its relabel_index (checked in Chromium).
     return data.rename(columns=labels).style.format({labels.get(c, c): f for c, f in formats.items()})
 
