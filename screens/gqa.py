@@ -68,12 +68,12 @@ def sections(record: dict, num_heads: int, kv: int, q: int) -> None:
             blocks.readme_example()
     with ui.section("tensors", "The tensors", icon=":material/table:") as shown:
         if shown:
-            st.caption(f"What the cache holds: keys_new and values_new, ({kv}, T, head_dim) before repeat_interleave "
-                       "(tables show key/value head 1).")
-            with ui.table_grid():
-                ui.table(record["keys_new"], "keys_new", settings.labels)
-                ui.table(record["values_new"], "values_new", settings.labels)
-                ui.table(record["context_vec"], "context_vec", settings.labels)
+            st.caption(f"What the cache holds: keys_new and values_new, (b, num_kv_groups, T, head_dim) = (1, {kv}, T, "
+                       "head_dim) before repeat_interleave (tables show key/value head 1).")
+            with ui.table_grid():  # [None]: the batch axis of one text, as the book's tensors carry it
+                ui.table(record["keys_new"][None], "keys_new", settings.labels)
+                ui.table(record["values_new"][None], "values_new", settings.labels)
+                ui.table(record["context_vec"][None], "context_vec", settings.labels)
     ui.show_code(GroupedQueryAttention, title="The book's code: ch04/04_gqa/gpt_with_kv_gqa.py")
     ui.explain(
         "**Why share keys and values?** At generation the model reads the whole cache for every new token, so "

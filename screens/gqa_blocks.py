@@ -101,7 +101,9 @@ def readme_example() -> None:
                 "batch 1, computed with the formula above:")
     st.table(pd.DataFrame(rows, columns=["attention", "key/value heads", "KV cache"]), hide_index=True, width="content")
     st.caption(f"{book['mha'] / book['gqa']:g} times smaller: the book's memory_estimator_gqa.py prints the same "
-               f"{gqa.book_gb(book['mha'])} and {gqa.book_gb(book['gqa'])}.")
+               f"{gqa.book_gb(book['mha'])} and {gqa.book_gb(book['gqa'])} when run with `--n_kv_groups "
+               f"{32 // book['kv_heads']}` (it takes a group's size, not the number of key/value heads: Readers' "
+               "questions below).")
 
 
 def agreement_checks(settings: Settings, num_heads: int, num_kv_groups: int) -> None:

@@ -77,9 +77,10 @@ def screen():
     ui.show_view(cached, settings, "weights", "attn_weights, cached", view_key="kv_view",
                  labels=labels, commit=True, frames=frames, row_title="with the cache",
                  also=[("without the cache", uncached, "weights")],
-                 # the layer's output (every head, after out_proj), not the drawn head's weights × values
-                 vectors=[("context_vec after out_proj, cached", record["context_cached"]),
-                          ("context_vec after out_proj, uncached", record["context_uncached"])],
+                 # the layer's output (every head, after out_proj), not the drawn head's weights × values; the view
+                 # prints "z(4) = [...]", the book's z^(4)
+                 vectors=[("layer output (every head, after out_proj) with the cache: z", record["context_cached"]),
+                          ("the same without the cache: z", record["context_uncached"])],
                  parts=("matrix", "row", "cell"), selection=(stop - 1, 0),  # opens on the step's newest row
                  hatched="not in the cache (a token not fed yet, or the future)")
     blocks.mask_slice(record, step, labels)

@@ -85,10 +85,12 @@ def step_tensors(record: dict, step: int, head: int, labels: list) -> None:
     st.caption(f"Step {step}, head {head + 1}: the cache holds {stop} key and value rows, the last "
                f"{stop - start} added by this step.")
     with table_grid():
-        table(record["queries"][head, start:stop], "queries (this step's new rows)", rows)
-        table(record["cache_k"][head, :stop], "cache_k after this step", keys)
-        table(record["cache_v"][head, :stop], "cache_v after this step", keys)
-        table(record["weights_cached"][head, start:stop, :stop], "attn_weights (new rows × every cached key)", rows, keys)
+        # named by the book's own indexing: cache_k is (b, T_cached, num_heads, head_dim), queries (b, num_heads, new, head_dim)
+        table(record["queries"][head, start:stop], f"queries[0, {head}] (this step's new rows)", rows)
+        table(record["cache_k"][head, :stop], f"cache_k[0, :{stop}, {head}] after this step", keys)
+        table(record["cache_v"][head, :stop], f"cache_v[0, :{stop}, {head}] after this step", keys)
+        table(record["weights_cached"][head, start:stop, :stop], f"attn_weights[0, {head}] (new rows × every cached key)",
+              rows, keys)
 
 
 def every_step(record: dict) -> None:

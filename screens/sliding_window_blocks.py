@@ -102,8 +102,9 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
                 view_key="swa_view", parts=("matrix", "row", "cell") if view_draws_map(num_tokens) else ("row", "cell"),
                 commit=True, frames=frames, row_title="weights inside the window",
                 also=[("causal: no window", causal, "weights")],
-                vectors=[("context_vec after out_proj, window", context),  # every head's: the layer's output
-                         ("context_vec after out_proj, causal", record["causal_context"])],
+                # the layer's output (every head, after out_proj); the view prints "z(4) = [...]", the book's z^(4)
+                vectors=[("layer output (every head, after out_proj) with the window: z", context),
+                         ("the same without the window (causal): z", record["causal_context"])],
                 order=scores, order_name="masked scores")
 
 
@@ -248,8 +249,8 @@ def tensors(record: dict, settings: Settings) -> None:
     with table_grid():
         table(record["mask_bool"].int(), "mask_bool = (diff < 0) | (diff >= W)", labels, labels)
         first = record["heads_kept"][0] + 1  # head 1, or the one drawn where only it was kept
-        table(record["masked_scores"], f"attn_scores after masked_fill (head {first})", labels, labels)
-        table(record["attn_weights"], f"attn_weights (head {first})", labels, labels)
+        table(record["masked_scores"][0], f"attn_scores[0, {first - 1}] after masked_fill (head {first})", labels, labels)
+        table(record["attn_weights"][0], f"attn_weights[0, {first - 1}] (head {first})", labels, labels)
         table(record["context_vec"], "context_vec", labels)
         table(record["causal_context"], "causal context_vec (sliding_window_size=None)", labels)
 

@@ -126,12 +126,12 @@ def page_text(at: AppTest) -> str:
     parts += [str(m.value) for m in at.get("metric")]
     for frame in list(at.dataframe) + list(at.table):
         parts.append(frame.value.to_string(float_format=lambda v: f"{v:.4f}"))
-    return "\n".join(str(p) for p in parts)
+    return "\n".join(str(p) for p in parts).replace("\u00a0", " ")  # a no-break space reads as a space
 
 
 def table_shapes(at: AppTest) -> dict[str, str]:
     """The shape each ui.table states above its table, by tensor name: {"inputs": "(6, 3)", ...}."""
-    found = (re.match(r"\*\*`(\w+)`\*\* · shape `(\([^`]*\))`", e.value) for e in at.markdown)
+    found = (re.match(r"\*\*`(\w+)`\*\* · shape `(\([^`]*\))`", e.value.replace("\u00a0", " ")) for e in at.markdown)
     return {m.group(1): m.group(2) for m in found if m}
 
 

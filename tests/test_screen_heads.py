@@ -23,6 +23,9 @@ def test_book_preset_shows_the_books_context_vectors_and_shapes():
     assert "(1, 6, 2, 1)" in text and "(1, 2, 6, 1)" in text and "(1, 2, 6, 6)" in text
     # a table of a 4-D tensor shows one (T, T) slice, named as the code would index it
     assert "**`attn_weights`** · shape `(1, 2, 6, 6)` · showing `attn_weights[0, 0]`" in text
+    assert "**`context_vecs (wrapper)`** · shape `(1, 6, 4)` · showing `context_vecs[0]`" in text  # the variable, not the label
+    raw = [m.value for m in at.markdown if m.value.startswith("**`attn_weights`**")]
+    assert raw and "`(1,\u00a02,\u00a06,\u00a06)`" in raw[0]  # no-break spaces: a slide never wraps inside the tuple
     assert "2,360,064" in text  # GPT-2 small's MultiHeadAttention, from lesson.mha_parameter_count
     assert "21,233,664" in text  # the wrapper at GPT-2 small: 12 full-width heads
     assert metrics(at) == {"num_heads": "2", "head_dim": "1", "parameters (MultiHeadAttention)": "24"}

@@ -16,7 +16,7 @@ def test_a_table_shows_at_most_the_first_eight_rows_and_columns():
 
 def tables(at) -> list[tuple[str, object]]:
     """Each ui.table on the page: the line above it and its DataFrame, in order."""
-    labels = [m.value for m in at.markdown if re.match(r"\*\*`[^`]+`\*\* · shape", m.value)]
+    labels = [m.value.replace("\u00a0", " ") for m in at.markdown if re.match(r"\*\*`[^`]+`\*\* · shape", m.value)]
     frames = [f.value for f in at.dataframe]
     assert len(labels) == len(frames), (labels, len(frames))
     return list(zip(labels, frames))

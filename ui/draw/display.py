@@ -1,4 +1,5 @@
 """Small blocks every screen uses: the device badge, folded explanations, tensors as tables."""
+import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -121,14 +122,17 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     rows = (row_labels or list(range(1, cut.shape[0] + 1)))[: cut.shape[0]]
     cols = (col_labels or [str(j + 1) for j in range(cut.shape[1])])[: cut.shape[1]]
     finite = bool(torch.isfinite(cut).all())  # nan and ±inf as text: a number column would show nan as "None"
-    # which slice a table of a 3-D or 4-D tensor shows, in the code's own indexing (attn_weights[0, 0])
+    # which slice a table of a 3-D or 4-D tensor shows, in the code's own indexing (attn_weights[0, 0]), named by the
+    # variable that starts `name` ("context_vecs (wrapper)"; not "dropout(attn_weights)", a call)
     index = f"[{', '.join('0' * (len(shape) - 2))}]" if len(shape) > 2 else ""
-    sliced = (f"`{name}{index}`" if name.isidentifier() else f"index {index}") if index else ""
+    variable = re.match(r"([A-Za-z_]\w*)(?=$| )", name)
+    sliced = (f"`{variable.group(1)}{index}`" if variable else f"index {index}") if index else ""
     part = window_note(tuple(cut.shape), tuple(t.shape))
     first = f" · showing {sliced}" + (f", its {part}" if part else "") if sliced else ""
     more = f"; showing its {part}" if part and not sliced else ""
     with st.container():  # one block: a slide never puts the label on one page and its table on the next
-        st.markdown(f"**`{name}`** · shape `{shape}`{first}{more}")
+        tuple_text = str(shape).replace(", ", ",\u00a0")  # no line break inside (1, 2, 6, 6) on a slide
+        st.markdown(f"**`{name}`** · shape `{tuple_text}`{first}{more}")
         mask = finite and bool(((cut == 0) | (cut == 1)).all())  # a keep or causal mask: 1 and 0, not 1.0000
         if this_run().presenter:  # a projector: a static table in the app's big font (a data grid stays at 14 px)
             plain = pd.DataFrame([[fixed(float(v), 0 if mask else 4) for v in r] for r in cut], index=rows,
