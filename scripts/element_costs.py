@@ -22,6 +22,15 @@ from local_server import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
 ROWS = (("markdown", 0), ("markdown", 30), ("static", 30), ("metric", 12), ("expander", 10))
 
 
+def processor() -> str:
+    """The processor's model name (Linux's /proc/cpuinfo; platform.processor() is empty there)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.processor() or "processor not named"
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "processor not named")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=12, help="moves a row (the first, which warms up, not counted)")
@@ -40,9 +49,11 @@ def main() -> None:
             browser.close()
     floor = rows[0][2]
     lines = [f"# What an element costs a move (scripts/element_costs.py, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
-             "", f"- Machine: {platform.machine()}, {platform.processor() or 'processor not named'}; "
+             "", f"- Machine: {platform.machine()}, {processor()}; "
              f"median of {args.moves} moves a row, after one that warms up", "",
-             "| elements in the fragment besides the slider and caption | median ms | above the floor ms | each ms | failed |",
+             "A failed move is one whose run the detector did not see start and end (probably a run so short that the "
+             "page's script state never visibly changed): it is left out of the median.",
+             "", "| elements in the fragment besides the slider and caption | median ms | above the floor ms | each ms | failed |",
              "|---|---:|---:|---:|---:|"]
     for kind, count, median, failed in rows:
         each = f"{(median - floor) / count:.1f}" if count else "–"
