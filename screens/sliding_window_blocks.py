@@ -172,24 +172,39 @@ def prefill(settings: Settings, num_heads: int, window: int) -> None:
     st.markdown(f"A chunk of C new tokens starts at some position p. Its first query needs the W − 1 = {window - 1:,} "
                 "keys before p, and its last query the chunk itself: W + C − 1 keys. The cache then keeps only the "
                 f"last W = {window:,}, all that the next token needs. " + swa.prefill_sentence(found))
-    prefill_rows(found, settings.labels, found["chunks"][1]["start"] if len(found["chunks"]) > 1 else 0)
+    second = found["chunks"][1] if len(found["chunks"]) > 1 else {"start": 0, "end": num_tokens}
+    prefill_rows(found, settings.labels, second["start"], second["end"])
 
 
-def prefill_rows(found: dict, labels: list, first: int, count: int = 12) -> None:
-    """The context vectors row by row: uncached, the book's prefill, the one before #1013 (first 2 dims each), and
-    each row's largest |before − uncached| (nan where it came out nan). Up to 12 tokens every row, else the 12 from
-    the second chunk on, where keys can go missing."""
-    num_tokens = len(found["uncached"])
-    start = 0 if num_tokens <= count else first
+def shown_rows(num_tokens: int, start: int, end: int, count: int = 12) -> list[int | None]:
+    """The rows prefill_rows shows (None: a "…" row). Up to `count` tokens, every row; else the second chunk
+    [start, end), where keys go missing before #1013: its first rows (nan there when the window's keys were cut) and,
+    when it is longer than `count`, its last three too (where the old code's rows are numbers that differ)."""
+    if num_tokens <= count:
+        return list(range(num_tokens))
+    if end - start <= count:
+        return list(range(start, min(start + count, num_tokens)))
+    return [*range(start, start + count - 4), None, *range(end - 3, end)]
+
+
+def prefill_rows(found: dict, labels: list, start: int, end: int, count: int = 12) -> None:
+    """The context vectors row by row: uncached, the book's prefill, the one before #1013 (their first 2 dims), and
+    each row's largest |before − uncached| (nan where it came out nan), for shown_rows' tokens."""
+    num_tokens, dims = found["uncached"].shape  # (T, d_out)
+    shown = shown_rows(num_tokens, start, end, count)
     fmt = lambda row: ", ".join(numbers.fixed(float(v)) for v in row[:2])  # noqa: E731
-    rows = [{"token": labels[i], "uncached": fmt(found["uncached"][i]), "the book's prefill": fmt(found["right"][i]),
-             "before #1013": fmt(found["wrong"][i]),
-             "|before − uncached|": numbers.fixed(float((found["wrong"][i] - found["uncached"][i]).abs().max()))}
-            for i in range(start, min(start + count, num_tokens))]
+    columns = ("token", "uncached", "the book's prefill", "before #1013", "|before − uncached|")
+    rows = [dict.fromkeys(columns, "…") if i is None else
+            dict(zip(columns, (labels[i], fmt(found["uncached"][i]), fmt(found["right"][i]), fmt(found["wrong"][i]),
+                               numbers.fixed(float((found["wrong"][i] - found["uncached"][i]).abs().max())))))
+            for i in shown]
     data_table(pd.DataFrame(rows), hide_index=True, static=True)
-    end = start + len(rows)
-    st.caption("context_vec (first 2 dims) of each query" + (f", tokens {start + 1:,} … {end:,} of {num_tokens:,} "
-                                                              "(from the second chunk on)." if num_tokens > count else "."))
+    span = lambda run: f"{run[0] + 1:,} … {run[-1] + 1:,}"  # noqa: E731
+    cut = shown.index(None) if None in shown else len(shown)
+    which = (f", tokens {span(shown[:cut])}" + (f" and {span(shown[cut + 1:])}" if cut < len(shown) else "")
+             + f" of {num_tokens:,} (the second chunk's first rows" + (" and its last)" if cut < len(shown) else ")")
+             if num_tokens > count else "")
+    st.caption("context_vec" + (" (first 2 dims)" if dims > 2 else "") + " of each query" + which + ".")
 
 
 def generation(settings: Settings, num_heads: int, window: int) -> None:

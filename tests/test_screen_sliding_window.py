@@ -92,3 +92,17 @@ def test_the_lesson_says_where_the_window_starts_to_cut_when_its_query_keeps_eve
     text = page_text(open_screen("sliding-window"))
     assert "The window changes nothing for this query; it does for a later one: query 6 sees 4 … 6, 3 of its 6." in text
     assert "The window changes nothing" not in page_text(open_screen("sliding-window", query=5))
+
+
+def test_a_long_prefill_table_shows_the_second_chunks_first_rows_and_its_last():
+    # Its first rows came out nan before #1013 (every kept key outside their window); its last rows are numbers that
+    # differ: a table of nan rows alone (GPT-2 small's 513 … 524) showed only half of what went wrong.
+    at = open_screen("sliding-window", sections=["prefill"], input="random", tokens=40, d_in=4, d_out=4)
+    text = page_text(at)
+    assert "tokens 21 … 28 and 38 … 40 of 40 (the second chunk's first rows and its last)" in text
+    table = next(t.value for t in at.table if "before #1013" in t.value.columns)
+    assert list(table["token"])[8] == "…" and len(table) == 12
+    assert all("nan" not in cell for cell in table["before #1013"].iloc[9:])  # the chunk's last rows: numbers
+    assert "(first 2 dims)" in text
+    book = page_text(open_screen("sliding-window", sections=["prefill"]))
+    assert "context_vec of each query." in book  # d_out = 2: both dims are shown, so no "first 2 dims"
