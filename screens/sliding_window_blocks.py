@@ -18,7 +18,6 @@ from ui.draw.display import data_table, table, table_grid, table_height
 from ui.draw.heatmaps import show_matrix
 from ui.state.session import clamp, control, note, set_value, value
 from ui.state.settings import Settings
-from attention_core.drawing.numbers import scientific
 
 STAGE = "sliding-window"
 GENERATION_STEPS = 64  # tokens generated one at a time in the check (the cache's work; 1,024 would take seconds)
@@ -144,10 +143,10 @@ def sweep(settings: Settings, num_heads: int) -> None:
 def equals_causal(record: dict, settings: Settings) -> None:
     """W ≥ T against the causal layer, with the numbers."""
     num_tokens, gap = len(settings.tokens), record["full_vs_causal"]
-    st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", scientific(gap))
+    st.metric(f"max |context(W = {num_tokens:,}) − context(causal)|", numbers.scientific(gap))
     said = "are equal" if gap <= swa.SAME else "differ"
     st.markdown(f"At W = T = {num_tokens:,} the two layers' context vectors {said} (largest difference "
-                f"{scientific(gap)}). The query at position i and a key at position j give diff = i − j ≤ "
+                f"{numbers.scientific(gap)}). The query at position i and a key at position j give diff = i − j ≤ "
                 f"T − 1 = {num_tokens - 1:,} < W, so `diff >= W` hides nothing and the band is the causal mask. The "
                 "book's class uses the same fact for `sliding_window_size=None`: it sets W = num_tokens_K + 1.")
 
@@ -176,22 +175,11 @@ def prefill(settings: Settings, num_heads: int, window: int) -> None:
     prefill_rows(found, settings.labels, second["start"], second["end"])
 
 
-def shown_rows(num_tokens: int, start: int, end: int, count: int = 12) -> list[int | None]:
-    """The rows prefill_rows shows (None: a "…" row). Up to `count` tokens, every row; else the second chunk
-    [start, end), where keys go missing before #1013: its first rows (nan there when the window's keys were cut) and,
-    when it is longer than `count`, its last three too (where the old code's rows are numbers that differ)."""
-    if num_tokens <= count:
-        return list(range(num_tokens))
-    if end - start <= count:
-        return list(range(start, min(start + count, num_tokens)))
-    return [*range(start, start + count - 4), None, *range(end - 3, end)]
-
-
 def prefill_rows(found: dict, labels: list, start: int, end: int, count: int = 12) -> None:
     """The context vectors row by row: uncached, the book's prefill, the one before #1013 (their first 2 dims), and
-    each row's largest |before − uncached| (nan where it came out nan), for shown_rows' tokens."""
+    each row's largest |before − uncached| (nan where it came out nan), for swa.prefill_rows_shown's tokens."""
     num_tokens, dims = found["uncached"].shape  # (T, d_out)
-    shown = shown_rows(num_tokens, start, end, count)
+    shown = swa.prefill_rows_shown(num_tokens, start, end, count)
     fmt = lambda row: ", ".join(numbers.fixed(float(v)) for v in row[:2])  # noqa: E731
     columns = ("token", "uncached", "the book's prefill", "before #1013", "|before − uncached|")
     rows = [dict.fromkeys(columns, "…") if i is None else
@@ -217,7 +205,7 @@ def generation(settings: Settings, num_heads: int, window: int) -> None:
     st.markdown(f"Fed one token at a time, the cache grows to W = {window:,} tokens and stays there: after step "
                 f"{steps:,} it holds {lengths[-1]:,}" + (f" (not {steps:,})" if lengths[-1] < steps else "")
                 + ". Each step's output " + ("equals" if worst <= numbers.TOLERANCE else "differs from")
-                + f" the uncached layer's row (largest difference {scientific(worst)})."
+                + f" the uncached layer's row (largest difference {numbers.scientific(worst)})."
                 + (f" The first {steps} of the {len(settings.tokens):,} tokens are checked."
                    if steps < len(settings.tokens) else ""))
 

@@ -392,6 +392,18 @@ def window_sentence(window: int, num_tokens: int, gap: float) -> str:
     return f"At W = {window:,} {who}, and the context vectors move by up to {gap:.4f} from the causal layer's."
 
 
+def prefill_rows_shown(num_tokens: int, start: int, end: int, count: int = 12) -> list[int | None]:
+    """The rows /sliding-window's prefill table shows (None: a "…" row). Up to `count` tokens, every row; else the
+    second chunk [start, end), where keys go missing before #1013: its first rows (nan there when the window's keys
+    were cut) and, when it is longer than `count`, its last three too (where the old code's rows are numbers that
+    differ)."""
+    if num_tokens <= count:
+        return list(range(num_tokens))
+    if end - start <= count:
+        return list(range(start, min(start + count, num_tokens)))
+    return [*range(start, start + count - 4), None, *range(end - 3, end)]
+
+
 def prefill_sentence(record: dict) -> str:
     """The fixed prefill against the one before #1013, in words that follow prefill_trace's numbers."""
     return fixed_prefill_sentence(record) + " " + before_fix_sentence(record)

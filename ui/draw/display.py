@@ -128,11 +128,11 @@ def table(tensor, name: str, row_labels=None, col_labels=None) -> None:
     variable = re.match(r"([A-Za-z_]\w*)(?=$| )", name)
     sliced = (f"`{variable.group(1)}{index}`" if variable else f"index {index}") if index else ""
     part = window_note(tuple(cut.shape), tuple(t.shape))
-    first = f" · showing {sliced}" + (f", its {part}" if part else "") if sliced else ""
-    more = f"; showing its {part}" if part and not sliced else ""
+    showing = (f" · showing {sliced}" + (f", its {part}" if part else "")) if sliced else (
+        f"; showing its {part}" if part else "")
     with st.container():  # one block: a slide never puts the label on one page and its table on the next
         tuple_text = str(shape).replace(", ", ",\u00a0")  # no line break inside (1, 2, 6, 6) on a slide
-        st.markdown(f"**`{name}`** · shape `{tuple_text}`{first}{more}")
+        st.markdown(f"**`{name}`** · shape `{tuple_text}`{showing}")
         mask = finite and bool(((cut == 0) | (cut == 1)).all())  # a keep or causal mask: 1 and 0, not 1.0000
         if this_run().presenter:  # a projector: a static table in the app's big font (a data grid stays at 14 px)
             plain = pd.DataFrame([[fixed(float(v), 0 if mask else 4) for v in r] for r in cut], index=rows,
