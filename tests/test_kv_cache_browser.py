@@ -17,6 +17,9 @@ def test_head_moves_in_the_view_at_the_books_size():
         page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
         page.goto(f"{base}/kv-cache")
         wait_idle(page)
+        # the view draws its sliders after the run ends (its component's own script): wait for them, as
+        # test_view_browser.py waits for the view (a slow processor failed here once, finding none yet)
+        page.wait_for_selector(".av-slider:not([hidden]) .av-slider-name", timeout=30_000)
         assert page.locator(".av-slider:not([hidden]) .av-slider-name").all_inner_texts()[:2] == ["Step", "Head"]
         assert page.locator(".st-key-head").count() == 0  # no Head control on the screen: it is the view's
         bars = page.locator(".av-row-set:not([hidden])").nth(0).locator(".av-bar:not([hidden]) .av-bar-value")
