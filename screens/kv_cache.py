@@ -29,21 +29,24 @@ def screen():
     num_tokens = len(settings.tokens)
     run = lesson.run_length(num_tokens)
     columns = st.columns(3)
-    with columns[0]:
-        num_heads = ui.heads_picker(settings.d_out, num_tokens)
     with columns[1]:
         ui.clamp("kv_prompt", low=1, high=run, fallback_note=f"A prompt of {{old}} tokens is longer than the {run} "
                                                              "tokens generated here; using {new}.")
         prompt = int(ui.control(st.number_input, "Prompt: tokens fed at once by step 1", "kv_prompt", min_value=1,
                                 max_value=run, step=1))
-    heads_in_view = blocks.heads_fit(run, prompt, num_heads)  # every head's steps travel: Head moves in the browser
+    counts = blocks.counts_in_view(settings.d_out, run, prompt, num_tokens)  # num_heads moves in the browser too
+    with columns[0]:
+        num_heads = ui.heads_picker(settings.d_out, num_tokens, in_view=bool(counts))
+    heads_in_view = bool(counts) or blocks.heads_fit(run, prompt, num_heads)  # every head's steps: Head moves in the view
     with columns[2]:
         head = ui.clamp("head", low=1, high=num_heads,
                         fallback_note=f"Head {{old}} does not exist ({num_heads} heads); showing head {{new}}.") - 1
         if num_heads > 1 and not heads_in_view:
             head = ui.control(st.select_slider, "Head drawn", "head", options=list(range(1, num_heads + 1))) - 1
     ui.committed(num_tokens)  # the app's query and key stay inside the tokens (a note when the URL's do not)
-    record = ui.stage_call(lesson.generation_trace, settings, "kv-cache", rows=run, num_heads=num_heads, prompt=prompt)
+    trace = lambda heads: ui.stage_call(lesson.generation_trace, settings, "kv-cache", rows=run,  # noqa: E731
+                                        num_heads=heads, prompt=prompt)
+    record = trace(num_heads)
     calls = record["calls"]
     step = ui.clamp("kv_step", low=1, high=len(calls),
                     fallback_note=f"Step {{old}} does not exist ({len(calls)} steps); showing step {{new}}.")
@@ -65,22 +68,24 @@ def screen():
         column.metric(label, shown)
 
     labels = settings.labels[:run]
-    cached, uncached, frames = blocks.view_frames(record, step, head, heads_in_view)  # (frames, n, n) each
+    view = blocks.view_frames({heads: record if heads == num_heads else trace(heads) for heads in counts or [num_heads]},
+                               num_heads, step, head, heads_in_view)  # maps (frames, n, n), outputs (frames, n, d_out)
     st.markdown(
-        ("**Step by step.** Move **Step** and **Head** in the view" if heads_in_view else
+        ("**Step by step.** Move **Step**, **num_heads** and **Head** in the view" if counts else
+         "**Step by step.** Move **Step** and **Head** in the view" if heads_in_view else
          f"**Step by step, head {head + 1}.** Move **Step** in the view")
         + " (or PageUp / PageDown): each step adds the "
         "newest token's row, its weights over every key cached so far; the rows of tokens not fed yet are empty, and "
         "the cells right of the diagonal never exist in the cache (both hatched). The view opens on the newest row: "
-        "its bars with the cache, then the same row computed without it. Enter (or the button) brings the step to "
-        "the numbers above and below.")
-    ui.show_view(cached, settings, "weights", "attn_weights, cached", view_key="kv_view",
-                 labels=labels, commit=True, frames=frames, row_title="with the cache",
-                 also=[("without the cache", uncached, "weights")],
+        "its bars with the cache, then the same row computed without it. Enter (or the button) brings the step"
+        + (" and num_heads" if counts else "") + " to the numbers above and below.")
+    ui.show_view(view["cached"], settings, "weights", "attn_weights, cached", view_key="kv_view",
+                 labels=labels, commit=True, frames=view["frames"], row_title="with the cache",
+                 also=[("without the cache", view["uncached"], "weights")],
                  # the layer's output (every head, after out_proj), not the drawn head's weights × values; the view
                  # prints "z(4) = [...]", the book's z^(4)
-                 vectors=[("layer output (every head, after out_proj) with the cache: z", record["context_cached"]),
-                          ("the same without the cache: z", record["context_uncached"])],
+                 vectors=[("layer output (every head, after out_proj) with the cache: z", view["context_cached"]),
+                          ("the same without the cache: z", view["context_uncached"])],
                  parts=("matrix", "row", "cell"), selection=(stop - 1, 0),  # opens on the step's newest row
                  hatched="not in the cache (a token not fed yet, or the future)")
     blocks.mask_slice(record, step, labels)

@@ -12,6 +12,7 @@ from attention_core.book.seeding import build_seeded
 from attention_core.drawing import numbers
 from attention_core.lessons import kv_cache as lesson
 from attention_core.lessons.head_counts import STACK_WEIGHTS
+from attention_core.lessons.traces import head_counts_within
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, checked, pitfall
 from ui.draw.display import data_table, device_badge, table, table_grid
@@ -35,28 +36,54 @@ SLICE_ENDS = 6  # a mask slice wider than 12 keys shows its first 6 and last 6
 
 
 def heads_fit(run: int, prompt: int, num_heads: int) -> bool:
-    """Whether every head's steps go to the browser, so that Head moves in the view (the book's 2 heads: 5 steps of
-    6 x 6); GPT-2 small's 12 heads of 33 steps of 64 x 64 would not (the /heads stack's budget), one is drawn."""
+    """Whether every head's steps go to the browser, so that Head moves in the view; GPT-2 small's 12 heads of 33
+    steps of 64 x 64 would not (the /heads stack's budget), one is drawn."""
     steps = len(lesson.calls_of(run, prompt))
     return num_heads > 1 and steps * num_heads * run * run <= STACK_WEIGHTS
 
 
-def view_frames(record: dict, step: int, head: int, heads_in_view: bool) -> tuple:
-    """The view's maps with and without the cache, and its frames: (F · h, n, n) each, step after step and within a
-    step head after head (the order of the view's dims), or (F, n, n) of `head` alone; step 1-based, head 0-based.
-    A map alone, and frames None, for a one-step generation of one head."""
-    calls, num_heads = record["calls"], record["num_heads"]
-    heads = range(num_heads) if heads_in_view else [head]
-    framed = lambda name: torch.stack([lesson.frames_of(record[name][h], calls) for h in heads], dim=1).flatten(0, 1)  # noqa: E731
+def counts_in_view(d_out: int, run: int, prompt: int, num_tokens: int) -> list[int]:
+    """The head counts the view moves through as well (num_heads becomes a browser move, as on /heads): every head
+    of every count, at every step, within the /heads stack's budget. The book's d_out = 2: counts 1 and 2, 5 steps,
+    15 maps of 6 x 6. [] where they would not fit, or d_out has one divisor."""
+    counts = head_counts_within(d_out, num_tokens)
+    steps = len(lesson.calls_of(run, prompt))
+    return counts if len(counts) > 1 and steps * sum(counts) * run * run <= STACK_WEIGHTS else []
+
+
+def view_frames(records: dict, num_heads: int, step: int, head: int, heads_in_view: bool) -> dict:
+    """The view's maps with and without the cache, the layer's outputs, and its frames. records: {head count:
+    generation_trace} of every count the view moves through (num_heads alone unless counts_in_view). The maps are
+    (F · maps, n, n), step after step, within a step count after count and head after head (the order of the view's
+    dims), or (F, n, n) of `head` alone; step 1-based, head 0-based. A map alone, and frames None, for a one-step
+    generation of one head."""
+    record = records[num_heads]
+    calls, counts = record["calls"], list(records)
+    scrubbed = heads_in_view or len(counts) > 1  # every head goes to the browser
+    maps = [(c, h) for c in counts for h in (range(c) if scrubbed else [head])]
+    framed = lambda name: torch.stack([lesson.frames_of(records[c][name][h], calls) for c, h in maps],  # noqa: E731
+                                      dim=1).flatten(0, 1)
     dims = [] if len(calls) == 1 else [{"name": "Step", "param": "kv_step", "values": list(range(1, len(calls) + 1)),
                                         "labels": [step_label(calls, f) for f in range(len(calls))]}]
-    if heads_in_view:
+    if len(counts) > 1:  # num_heads, then a Head slider as long as that count (ragged: head 2 of 1 head does not exist)
+        d_out = record["d_out"]
+        dims.append({"name": "num_heads", "param": "heads", "values": counts,
+                     "labels": [f"{c} (head_dim {d_out // c})" for c in counts]})
+        dims.append({"name": "Head", "param": "head", "values": list(range(1, counts[-1] + 1)),
+                     "labels": [str(h) for h in range(1, counts[-1] + 1)], "lengths": counts})
+    elif heads_in_view:
         dims.append({"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
                      "labels": [str(h) for h in range(1, num_heads + 1)]})
+    outputs = {name: record[name] for name in ("context_cached", "context_uncached")}  # (n, d_out): every frame's
     if not dims:
-        return record["weights_cached"][head], record["weights_uncached"][head], None
-    initial = (step - 1) * len(heads) + (head if heads_in_view else 0)
-    return framed("weights_cached"), framed("weights_uncached"), {"dims": dims, "initial": initial}
+        return {"cached": record["weights_cached"][head], "uncached": record["weights_uncached"][head],
+                "frames": None, **outputs}
+    if len(counts) > 1:  # the layer's output depends on the count: one (n, d_out) a frame
+        outputs = {name: torch.stack([records[c][name] for c, _ in maps]).repeat(len(calls), 1, 1)
+                   for name in outputs}  # (F · maps, n, d_out)
+    initial = (step - 1) * len(maps) + maps.index((num_heads, head))
+    return {"cached": framed("weights_cached"), "uncached": framed("weights_uncached"),
+            "frames": {"dims": dims, "initial": initial}, **outputs}
 
 
 def mask_slice(record: dict, step: int, labels: list) -> None:

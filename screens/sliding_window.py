@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from attention_core.book.variants.gpt_with_kv_swa import MultiHeadAttentionWithSWA
 from attention_core.lessons import sliding_window as swa
+from attention_core.lessons.traces import head_counts_within
 from screens import sliding_window_blocks as blocks
 
 STAGE = blocks.STAGE
@@ -22,7 +23,8 @@ st.markdown(
 @ui.fragment
 def screen():
     """The lesson and its sections: a commit from the view reruns only this part, not the sidebar."""
-    num_heads = ui.heads_picker(d_out, T)
+    counts = swa.counts_in_stack(head_counts_within(d_out, T), T)  # every count's windows fit: num_heads moves
+    num_heads = ui.heads_picker(d_out, T, in_view=bool(counts))      # in the view too
     scrubbed = swa.stack_fits(T, num_heads)  # every W's maps travel at once: W moves in the browser
     window = blocks.window_control(T, scrubbed)
     head = blocks.head_control(num_heads, T)
@@ -38,15 +40,20 @@ def screen():
     ui.device_badge(used, device_note or settings.device_note)
     blocks.masks_side_by_side(record, settings, window)
     stack = ui.stage_call(swa.window_stack, settings, STAGE, num_heads=num_heads) if scrubbed else None
-    st.markdown(("Move **Window W** and **Head** in the view (or PageUp / PageDown): every window from 1 to "
-                 f"{T:,} is already there; Enter makes the sections below follow." if scrubbed else
+    if counts:  # every count's stack, one after another in the view's order (W, num_heads, Head)
+        stack = swa.merge_stacks({c: ui.stage_call(swa.window_stack, settings, STAGE, num_heads=c) for c in counts},
+                                 {c: ui.stage_call(swa.causal_part, settings, STAGE, num_heads=c)[0]["causal_context"]
+                                  for c in counts})
+    st.markdown(("Move **Window W**" + (", **num_heads**" if counts else "") + " and **Head** in the view (or PageUp "
+                 f"/ PageDown): every window from 1 to {T:,} is already there; Enter makes the sections below follow."
+                 if scrubbed else
                  "The view flips through the heads at this W in the browser; W itself is the slider at the top of the screen."
                  if blocks.heads_fit(T, num_heads) else
                  f"The view draws head {head + 1} at this W; W and the head are the sliders at the top of the screen.")
                 + " A key outside the window has its score set to −∞, so softmax gives it exactly 0: "
                 + ("the view hatches the future and prints 0.0000 for keys too far back." if blocks.view_draws_map(T) else
                    "the view's first bars list only the keys inside the window."))
-    ui.show_view(**blocks.view_arguments(record, stack, settings, num_heads, window, head))
+    ui.show_view(**blocks.view_arguments(record, stack, settings, num_heads, window, head, counts))
     st.markdown(blocks.keys_sentence(record, q, window) + " " + swa.window_sentence(window, T, record["window_vs_causal"]))
     sections(record, num_heads, window)
 

@@ -74,16 +74,15 @@ def masks_side_by_side(record: dict, settings: Settings, window: int) -> None:
 
 
 def view_arguments(record: dict, stack: dict | None, settings: Settings, num_heads: int, window: int,
-                   head: int) -> dict:
+                   head: int, counts: list[int]) -> dict:
     """ui.show_view's arguments: the weights of one head at W beside the causal layer's; with `stack` (every
-    window) W moves in the browser, else the heads of the server's W."""
+    window) W moves in the browser, and with `counts` (swa.merge_stacks' of every head count) num_heads too, else
+    the heads of the server's W."""
     num_tokens = len(settings.tokens)
+    causal_context = record["causal_context"]  # (T, d_out), or (F, T, d_out) with counts
     if stack is not None:
-        frames = {"dims": [{"name": "Window W", "param": "sliding_window", "values": list(range(1, num_tokens + 1)),
-                            "labels": [str(w) for w in range(1, num_tokens + 1)]},
-                           {"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
-                            "labels": [str(h) for h in range(1, num_heads + 1)]}],
-                  "initial": swa.frame_of(window, head, num_heads)}
+        frames = swa.stack_frames(num_tokens, settings.d_out, num_heads, window, head, counts)
+        causal_context = stack["causal_context"] if counts else causal_context
         weights, causal, context = stack["weights"], stack["causal_weights"], stack["context_vec"]  # (F, T, ·)
         scores = stack["masked_scores"]
     elif heads_fit(num_tokens, num_heads):  # one window (the server's), every head
@@ -103,7 +102,7 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
                 also=[("causal: no window", causal, "weights")],
                 # the layer's output (every head, after out_proj); the view prints "z(4) = [...]", the book's z^(4)
                 vectors=[("layer output (every head, after out_proj) with the window: z", context),
-                         ("the same without the window (causal): z", record["causal_context"])],
+                         ("the same without the window (causal): z", causal_context)],
                 order=scores, order_name="masked scores")
 
 

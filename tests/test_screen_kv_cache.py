@@ -23,18 +23,23 @@ def test_book_preset_steps_through_the_generation_in_the_view():
     assert "`mask[3:4, :4]`" in page_text(at)  # the slice starts at ptr_current_pos
     view = views(at)["kv_view"]
     dims = view["meta"]["frames"]["dims"]
-    # Step and Head both move in the browser at the book's size (5 steps × 2 heads of 6 × 6): no Head control here.
-    assert [d["param"] for d in dims] == ["kv_step", "head"] and dims[0]["values"] == [1, 2, 3, 4, 5]
-    assert dims[1]["values"] == [1, 2] and "head" not in [s.key for s in at.main.select_slider]
-    assert view["meta"]["frames"]["initial"] == 4  # step 3, head 1: frame (3 − 1) × 2 heads + 0
+    # Step, num_heads and Head all move in the browser at the book's size (5 steps × (1 + 2) heads of 6 × 6): no
+    # num_heads or Head control here; Head is as long as the count (head 2 of 1 head is not sent).
+    assert [d["param"] for d in dims] == ["kv_step", "heads", "head"] and dims[0]["values"] == [1, 2, 3, 4, 5]
+    assert dims[1]["values"] == [1, 2] and dims[2]["lengths"] == [1, 2]
+    assert not {"heads", "head"} & {s.key for s in at.main.select_slider}
+    assert view["meta"]["frames"]["initial"] == 7  # step 3, 2 heads, head 1: frame (3 − 1) × 3 maps + 1 + 0
+    one = lesson.generation_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=1, prompt=2)
     # Its legend names both kinds of hatched cell: rows of tokens not fed yet are not "masked" (issue 35's read).
     assert view["meta"]["hatched"] == "not in the cache (a token not fed yet, or the future)"
     for step, (_, stop) in enumerate(record["calls"]):
         newest = stop - 1  # the row this step added: its weights over every cached key, with and without the cache
         for head in range(2):
             expected = {j: f"{float(w):.4f}" for j, w in enumerate(record["weights_cached"][head, newest, :stop])}
-            assert view_row(view, newest, frame=2 * step + head) == expected
-            assert view_row(view, newest, "also0", frame=2 * step + head) == expected
+            assert view_row(view, newest, frame=3 * step + 1 + head) == expected
+            assert view_row(view, newest, "also0", frame=3 * step + 1 + head) == expected
+        alone = {j: f"{float(w):.4f}" for j, w in enumerate(one["weights_cached"][0, newest, :stop])}  # 1 head
+        assert view_row(view, newest, frame=3 * step) == alone != view_row(view, newest, frame=3 * step + 1)
 
 
 def test_a_step_and_a_prompt_from_the_url_move_the_mask_slice():
@@ -101,7 +106,7 @@ def test_gpt2_small_opens_half_way_through_its_64_generated_tokens():
     at = open_screen("kv-cache", preset="gpt2-small")
     view = views(at)["kv_view"]
     assert view["meta"]["frames"]["initial"] == 32 and view["meta"]["rows"] == 64  # step 33: 34 of 64 rows fed
-    assert views(open_screen("kv-cache"))["kv_view"]["meta"]["frames"]["initial"] == 4  # the book's: step 3 of 5, head 1
+    assert views(open_screen("kv-cache"))["kv_view"]["meta"]["frames"]["initial"] == 7  # the book's: step 3 of 5, 2 heads, head 1
 
 
 def test_a_wide_mask_slice_shows_its_first_and_last_keys():

@@ -6,23 +6,32 @@ import torch
 from attention_core.book.inputs import BOOK_INPUTS
 from attention_core.drawing import matrix_images
 from attention_core.lessons import sliding_window as swa
-from conftest import open_screen, page_text, view_row, views
+from conftest import code_text, open_screen, page_text, view_row, views
 
 
 def test_book_preset_sends_every_window_and_head_and_each_frame_is_the_classs():
     at = open_screen("sliding-window", sections="all")
     text = page_text(at)
     view = views(at)["swa_view"]
-    window, head = view["meta"]["frames"]["dims"]
-    assert (window["param"], window["values"], head["param"], head["values"]) == (
-        "sliding_window", [1, 2, 3, 4, 5, 6], "head", [1, 2])
-    assert view["meta"]["frames"]["initial"] == swa.frame_of(3, 0, 2)  # the book's W = 3, head 1
+    # W, num_heads and Head all move in the browser: every window of both head counts (6 × (1 + 2) maps)
+    window, count, head = view["meta"]["frames"]["dims"]
+    assert (window["param"], window["values"], count["param"], count["values"], head["param"], head["values"],
+            head["lengths"]) == ("sliding_window", [1, 2, 3, 4, 5, 6], "heads", [1, 2], "head", [1, 2], [1, 2])
+    assert view["meta"]["frames"]["initial"] == swa.merged_frame(3, 2, 0, [1, 2]) == 7  # the book's W = 3, 2 heads
+    assert not at.main.select_slider or "heads" not in [s.key for s in at.main.select_slider]
     for w in (1, 3, 6):
-        record, _, _ = swa.window_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=2, window=w)
-        for h in range(2):
-            for query in range(6):
-                shown = view_row(view, query, frame=swa.frame_of(w, h, 2))
-                assert list(shown.values()) == [f"{x:.4f}" for x in record["attn_weights"][h, query, :query + 1].tolist()]
+        for heads in (1, 2):
+            record, _, _ = swa.window_trace(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=heads, window=w)
+            for h in range(heads):
+                for query in range(6):
+                    shown = view_row(view, query, frame=swa.merged_frame(w, heads, h, [1, 2]))
+                    expected = [f"{x:.4f}" for x in record["attn_weights"][h, query, :query + 1].tolist()]
+                    assert list(shown.values()) == expected
+            # the causal layer's output beside the window's follows the count too (the view prints z of token 6)
+            causal = swa.causal_part(BOOK_INPUTS, d_out=2, seed=123, device="cpu", num_heads=heads)[0]["causal_context"]
+            at_frame = (swa.merged_frame(w, heads, 0, [1, 2]) * 6 + 5) * 2  # (frame, token 6, dim 0) of (F, T, d_out)
+            assert [code_text(int(c)) for c in view["vector1"]["code"].iloc[at_frame:at_frame + 2]] == [
+                f"{x:.4f}" for x in causal[5].tolist()]
     assert "0.2298" in text and "0.4474" in text  # context_vec of token 6 at W = 3 (the book's file: 0.22976, 0.44740)
     assert "Before the fix, the chunks' early queries lost keys and their vectors differ by up to 0.1164" in text
     assert "2 … 6 (5)" in text and "4 … 6 (3)" in text  # chunk 2: the book keeps W + C − 1 = 5 keys, before #1013 3
@@ -46,7 +55,7 @@ def test_the_lesson_follows_a_window_from_the_url_and_w_at_least_t_is_causal():
 def test_a_window_longer_than_the_input_or_zero_falls_back_with_a_note():
     at = open_screen("sliding-window", sliding_window=50)
     assert any("W = 50 is more than the 6 tokens" in w.value for w in at.warning)
-    assert views(at)["swa_view"]["meta"]["frames"]["initial"] == swa.frame_of(6, 0, 2)
+    assert views(at)["swa_view"]["meta"]["frames"]["initial"] == swa.merged_frame(6, 2, 0, [1, 2])
     zero = open_screen("sliding-window", sliding_window=0)
     assert zero.warning and not zero.exception  # the URL's range check: the default W = 3 with a note
 

@@ -211,6 +211,45 @@ def frame_of(window: int, head: int, num_heads: int) -> int:
     return (window - 1) * num_heads + head
 
 
+def counts_in_stack(counts: list[int], num_tokens: int) -> list[int]:
+    """The head counts whose every window travels together, so that num_heads moves in the browser too (the book's
+    6 tokens: 1 and 2 heads, 6 windows, 18 maps); [] for a single count or past the budget."""
+    return counts if len(counts) > 1 and sum(stack_bytes(num_tokens, c) for c in counts) <= STACK_BUDGET else []
+
+
+def merge_stacks(stacks: dict, causal_contexts: dict) -> dict:
+    """window_stack's of several head counts ({count: stack}) as one stack in the view's order: W, then the count,
+    then its heads (F = T · Σ counts maps); "causal_context" (F, T, d_out): each map's count's causal layer output
+    (causal_part's), which the view prints beside the window's."""
+    counts = list(stacks)
+    num_tokens = stacks[counts[0]]["weights"].shape[-1]
+    at = [(c, frame_of(w, h, c)) for w in range(1, num_tokens + 1) for c in counts for h in range(c)]
+    merged = {name: torch.stack([stacks[c][name][f] for c, f in at])  # (F, T, T) or (F, T, d_out)
+              for name in ("weights", "masked_scores", "causal_weights", "context_vec")}
+    return merged | {"causal_context": torch.stack([causal_contexts[c] for c, _ in at])}
+
+
+def merged_frame(window: int, num_heads: int, head: int, counts: list[int]) -> int:
+    """Where (W, num_heads, head) sits in merge_stacks': W 1-based, head 0-based."""
+    return (window - 1) * sum(counts) + sum(counts[:counts.index(num_heads)]) + head
+
+
+def stack_frames(num_tokens: int, d_out: int, num_heads: int, window: int, head: int, counts: list[int]) -> dict:
+    """The attention view's frames for window_stack (W, then Head), or for merge_stacks' with `counts` (W, then
+    num_heads, then a Head as long as that count: ragged, head 2 of 1 head is not sent). head 0-based."""
+    heads = counts[-1] if counts else num_heads
+    dims = [{"name": "Window W", "param": "sliding_window", "values": list(range(1, num_tokens + 1)),
+             "labels": [str(w) for w in range(1, num_tokens + 1)]},
+            {"name": "Head", "param": "head", "values": list(range(1, heads + 1)),
+             "labels": [str(h) for h in range(1, heads + 1)]}]
+    if counts:
+        dims[1]["lengths"] = counts
+        dims.insert(1, {"name": "num_heads", "param": "heads", "values": counts,
+                        "labels": [f"{c} (head_dim {d_out // c})" for c in counts]})
+    return {"dims": dims, "initial": merged_frame(window, num_heads, head, counts) if counts
+            else frame_of(window, head, num_heads)}
+
+
 def chunks_of(num_tokens: int, chunk: int) -> list[tuple[int, int]]:
     """The prompt cut into chunks of `chunk` tokens (the last may be shorter): [(start, end), ...], 0-based."""
     return [(s, min(s + chunk, num_tokens)) for s in range(0, num_tokens, chunk)]

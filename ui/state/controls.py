@@ -20,9 +20,11 @@ def committed(count: int) -> tuple[int, int]:
     return picked[0], picked[1]
 
 
-def heads_picker(d_out: int, num_tokens: int | None = None) -> int:
+def heads_picker(d_out: int, num_tokens: int | None = None, in_view: bool = False) -> int:
     """num_heads among the divisors of d_out; with num_tokens, only the counts whose maps fit the heads screen's
-    budget (traces.head_counts_within: at most 12 heads at 1,024 tokens), so no visitor asks for gigabytes."""
+    budget (traces.head_counts_within: at most 12 heads at 1,024 tokens), so no visitor asks for gigabytes.
+    in_view: the screen's view moves num_heads in the browser (every count is among its frames): no widget, a line
+    that says where it moves (the view's Enter commits it, as it does on /heads)."""
     every = divisors(d_out)
     options = every if num_tokens is None else head_counts_within(d_out, num_tokens)
     bounded = options != every  # the budget left out the largest divisors
@@ -31,7 +33,10 @@ def heads_picker(d_out: int, num_tokens: int | None = None) -> int:
     why = (f"{{old}} heads at {num_tokens:,} tokens would hold more attention weights than this screen computes "
            f"(at most {MAX_HEAD_CELLS:,}: 12 heads at 1,024 tokens)" if bounded and value("heads") in every else
            f"{{old}} heads do not divide d_out = {d_out}")
-    clamp("heads", options=options, fallback_note=why + "; showing {new} instead ({source}).")
+    heads = clamp("heads", options=options, fallback_note=why + "; showing {new} instead ({source}).")
+    if in_view:
+        st.caption(f"**num_heads = {heads}** (divisors of d_out = {d_out:,}): move it in the view below.")
+        return heads
     return control(st.select_slider, label, "heads", options=options)
 
 
