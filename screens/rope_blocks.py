@@ -3,18 +3,16 @@ layer beside the chapter's, the two layouts, the tensors and the common mistakes
 attention_core/lessons/rope.py; this file lays them out."""
 import math
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from attention_core.drawing import charts
+from attention_core.drawing.dials import dials_svg
 from attention_core.drawing.text import md_escape
 from attention_core.lessons import rope
 from attention_core.lessons.head_counts import STACK_WEIGHTS
 from ui.draw.checks import pitfall
 from ui.draw.display import table, table_grid
-from ui.compute.built import cached_spec
-from ui.draw.vega import draw_spec, font_scale
+from ui.draw.vega import draw_image, font_scale
 from ui.state.settings import Settings
 from attention_core.drawing.numbers import scientific
 
@@ -40,27 +38,10 @@ def offsets_fit(num_tokens: int) -> bool:
 
 
 def nice_reach(value: float) -> float:
-    """The dials' half-width, rounded up to 1, 1.5, 2, 3, 5 or 7 times a power of ten: the spec stays the same
-    while the vectors' lengths move a little, so a move sends new data to the same Vega view."""
+    """The dials' half-width, rounded up to 1, 1.5, 2, 3, 5, 7 or 10 times a power of ten: round tick labels, and
+    the same axes while the vectors' lengths move a little."""
     power = 10 ** math.floor(math.log10(max(value, 1e-6)))
     return next(step * power for step in (1, 1.5, 2, 3, 5, 7, 10) if step * power >= value)
-
-
-def dials_chart(labels: tuple, reach: float, scale: float = 1.0) -> alt.FacetChart:
-    """The dials without their data (`dials` passes the points): one panel per pair, q and k before and after."""
-    axis = alt.Scale(domain=[-reach, reach])
-    base = alt.Chart(alt.Data(name="dials")).encode(
-        x=alt.X("x:Q", scale=axis, title=None), y=alt.Y("y:Q", scale=axis, title=None),
-        color=alt.Color("vector:N", scale=alt.Scale(domain=list(COLOURS), range=list(COLOURS.values())),
-                        legend=alt.Legend(title="vector", labelExpr="datum.label == 'q' ? 'q (query)' : 'k (key)'")),
-        opacity=alt.Opacity("state:N", scale=alt.Scale(domain=["before", "turned"], range=[0.3, 1.0]), title="state"),
-        detail="state:N", order="end:Q")
-    arrows = base.mark_line(strokeWidth=3) + base.transform_filter("datum.end == 1").mark_point(filled=True, size=60)
-    header = alt.Header(labelFontSize=round(12 * scale))  # each dial's title, at presenter size on a projector
-    return arrows.properties(width=220, height=220).facet(
-        facet=alt.Facet("pair:N", title=None, sort=list(labels), header=header),
-        columns=min(4, len(labels))).properties(
-        title="RoPE dials", description="query and key pairs before and after the turn")
 
 
 def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int, k: int) -> None:
@@ -69,21 +50,9 @@ def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int
     half = len(rows) // 2
     named = [(f"{row['pair']} · θ = {row['theta']:.4g}", row) for row in rows]  # a dial's title, once a row
     labels = tuple(dict.fromkeys(label for label, _ in named))[:8]  # GPT-2 small's head has 32 pairs
-    points = []
-    for label, row in named:
-        if label not in labels:
-            continue
-        for state, (x, y) in (("before", (row["x0"], row["y0"])), ("turned", (row["x"], row["y"]))):
-            points += [{"pair": label, "vector": row["vector"], "state": state, "x": 0.0, "y": 0.0, "end": 0},
-                       {"pair": label, "vector": row["vector"], "state": state, "x": x, "y": y, "end": 1}]
-    frame = pd.DataFrame(points)
-    reach = nice_reach(max(abs(p[axis]) for p in points for axis in ("x", "y")) * 1.1)
-    scale = font_scale()
-    # Built once per set of pairs and half-width (Altair takes ~50 ms to build a faceted layer): a move of the
-    # head or a position sends only new points to the same Vega view.
-    spec = cached_spec(("rope dials", labels, reach, scale),
-                       lambda: {key: part for key, part in charts.finished(dials_chart(labels, reach, scale), scale).items()
-                                if key != "data"})
+    panels = [(label, [row for title, row in named if title == label]) for label in labels]
+    reach = nice_reach(max(abs(row[axis]) for _, arrows in panels for row in arrows
+                           for axis in ("x0", "y0", "x", "y")) * 1.1)
     tokens = settings.tokens
     st.markdown(f"q of “{md_escape(tokens[q])}” (token {q + 1}) placed at position **m = {m:,}**, k of "
                 f"“{md_escape(tokens[k])}” (token {k + 1}) placed at position **n = {n:,}** (head {record['head'] + 1}). "
@@ -91,7 +60,9 @@ def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int
                 "i − 1 (the book's code counts positions from 0). Each dial turns by position · θ; the faint arrow is "
                 "the pair before turning."
                 + (f" {half} pairs: the first {len(labels)} are drawn." if half > len(labels) else ""))
-    draw_spec(spec, "rope dials", table=lambda: pd.DataFrame(rows), data=frame)
+    draw_image(dials_svg(panels, reach, COLOURS, font_scale()), "rope dials",
+               "RoPE dials: each pair of q's and k's dimensions before (faint) and after (solid) the turn",
+               table=lambda: pd.DataFrame(rows))
 
 
 def shift_numbers(q_vec, k_vec, m: int, n: int, record: dict) -> None:

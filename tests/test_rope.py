@@ -1,5 +1,7 @@
 """/rope: the book's compute_rope_params and apply_rope against the book's own numbers, the shift invariance, the two
 layouts, the chapter's layer with RoPE, the common mistakes, the questions, and the screen at both presets."""
+from xml.etree import ElementTree
+
 import pytest
 import torch
 
@@ -7,6 +9,7 @@ from attention_core.book.inputs import BOOK_INPUTS, BOOK_TOKENS
 from attention_core.book.modules import MultiHeadAttention
 from attention_core.book.seeding import build_seeded
 from attention_core.book.variants import apply_rope, compute_rope_params
+from attention_core.drawing import dials
 from attention_core.lessons import questions as quiz
 from attention_core.lessons import rope
 from conftest import open_screen, page_text
@@ -266,6 +269,31 @@ def test_agreement_with_torchs_complex_numbers():
     assert rope.agreement_checks(record)[0][1] > 1e-2
 
 
+def test_the_dials_draw_each_pairs_numbers_where_they_belong():
+    record = rope.rope_trace(BOOK_INPUTS, d_out=8, seed=123, device="cpu", num_heads=2)
+    q, k = record["queries_raw"][2], record["keys_raw"][0]
+    rows = rope.dial_rows(q, k, 5, 0, record["cos"], record["sin"], record["inv_freq"])
+    panels = [(f"pair {i} <&>", [r for r in rows if r["pair"].startswith(f"pair {i}:")]) for i in (1, 2)]
+    svg = dials.dials_svg(panels, 2.0, {"q": "#1f77b4", "k": "#d62728"})
+    root = ElementTree.fromstring(svg)  # well-formed, the title's < & > escaped
+    ns = "{http://www.w3.org/2000/svg}"
+    assert [t.text for t in root.iter(ns + "text") if t.get("font-weight") == "bold"] == ["pair 1 <&>", "pair 2 <&>"]
+    ends = [(float(c.get("cx")), float(c.get("cy")), c.get("fill"), c.get("fill-opacity")) for c in root.iter(ns + "circle")]
+    assert len(ends) == 2 * 2 * 2  # two panels, q and k, before and after
+    side, left, top = dials.PANEL, dials.LEFT, dials.TOP
+    for n, (_, arrows) in enumerate(panels):
+        for arrow in arrows:  # each end where (x, y) falls on its panel's axes of ±2
+            colour = "#1f77b4" if arrow["vector"] == "q" else "#d62728"
+            for (x, y), opacity in (((arrow["x0"], arrow["y0"]), "0.3"), ((arrow["x"], arrow["y"]), "1.0")):
+                cx = n * (left + side + dials.GAP) + left + (x + 2) / 4 * side
+                cy = top + (2 - y) / 4 * side
+                assert any(abs(ex - cx) < 0.06 and abs(ey - cy) < 0.06 and fill == colour and o == opacity
+                           for ex, ey, fill, o in ends), (arrow["vector"], x, y)
+    k_rows = [r for r in rows if r["vector"] == "k"]
+    assert all((r["x"], r["y"]) == pytest.approx((r["x0"], r["y0"])) for r in k_rows)  # n = 0: the key is not turned
+    assert not all((r["x"], r["y"]) == pytest.approx((r["x0"], r["y0"])) for r in rows if r["vector"] == "q")
+
+
 # --- the screen ------------------------------------------------------------------------------------
 
 def test_the_screen_at_the_book_preset_says_its_sizes_and_draws_the_lesson():
@@ -273,7 +301,9 @@ def test_the_screen_at_the_book_preset_says_its_sizes_and_draws_the_lesson():
     text = page_text(at)
     assert "d_out = 8" in text and "head_dim 4" in text and "head_dim 1" in text  # the size used, and why
     assert "leaves the score at" in text and "15 of the 15 cells" in text and "the same map each time" in text
-    assert len(at.get("vega_lite_chart")) == 1  # the dials
+    dials = [img for element in at.get("image") for img in element.proto.imgs if "dials" in img.caption]
+    assert len(dials) == 1 and dials[0].url.startswith("data:image/svg+xml")  # the dials: an SVG picture
+    assert not at.get("vega_lite_chart")
     at = open_screen("rope", sections="all")
     assert not at.exception and "apply_rope" in page_text(at)
     assert any("def compute_rope_params" in c.value for c in at.get("code"))

@@ -32,9 +32,10 @@ def _vega_svg(spec: dict) -> str:
     return vl_convert.vegalite_to_svg(inline(spec))
 
 
-def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | bytes | None = None,
+def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | bytes | str | None = None,
                      table=None) -> None:
-    """PNG + SVG of a Vega-Lite chart (or PNG of an image) and CSV of its numbers, in a popover.
+    """PNG + SVG of a Vega-Lite chart (or PNG of an image, SVG of an SVG document) and CSV of its numbers, in a
+    popover.
 
     table: a function returning the DataFrame to save (called on click only).
     """
@@ -49,7 +50,9 @@ def download_buttons(name: str, spec: dict | None = None, image: np.ndarray | by
         if spec is not None:
             st.download_button("PNG (2×)", lambda: _vega_png(spec), f"{slug}.png", "image/png", key=f"png:{slug}")
             st.download_button("SVG", lambda: _vega_svg(spec), f"{slug}.svg", "image/svg+xml", key=f"svg:{slug}")
-        if image is not None:
+        if isinstance(image, str):
+            st.download_button("SVG", image.encode(), f"{slug}.svg", "image/svg+xml", key=f"svg:{slug}")
+        elif image is not None:
             st.download_button("PNG", image if isinstance(image, bytes) else lambda: png_bytes(image), f"{slug}.png",
                                "image/png", key=f"png:{slug}")
         if table is not None:

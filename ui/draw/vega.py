@@ -60,12 +60,16 @@ def draw_spec(spec: dict, name: str, table=None, data=None, **kwargs):
     return event
 
 
-def draw_image(png: bytes, name: str, caption: str, table=None, **kwargs) -> None:
-    """Encoded PNG bytes on screen, with a PNG (and CSV of `table()`) download: the one place an image is drawn.
-    PNG stated: with "auto", Streamlit would decode the bytes and re-encode them as JPEG on every rerun."""
+def draw_image(picture: bytes | str, name: str, caption: str, table=None, **kwargs) -> None:
+    """Encoded PNG bytes, or an SVG document (text), on screen, with a PNG or SVG (and CSV of `table()`) download:
+    the one place an image is drawn. PNG stated: with "auto", Streamlit would decode the bytes and re-encode them as
+    JPEG on every rerun."""
     # alt: a screen reader's name for the picture (WCAG 1.1.1); Streamlit writes none from the caption
-    st.image(png, output_format="PNG", caption=caption, **{"alt": caption} | kwargs)
-    download_buttons(name, image=png, table=table)
+    if isinstance(picture, str):  # SVG markup: Streamlit shows it as an image
+        st.image(picture, caption=caption, **{"alt": caption} | kwargs)
+    else:
+        st.image(picture, output_format="PNG", caption=caption, **{"alt": caption} | kwargs)
+    download_buttons(name, image=picture, table=table)
 
 
 def chart(drawn, name: str, table=None, **kwargs):
