@@ -59,10 +59,22 @@ def dials(q_vec, k_vec, m: int, n: int, record: dict, settings: Settings, q: int
                 "The dials put the two vectors at any positions you choose; in a sentence, token i sits at position "
                 "i − 1 (the book's code counts positions from 0). Each dial turns by position · θ; the faint arrow is "
                 "the pair before turning."
-                + (f" {half} pairs: the first {len(labels)} are drawn." if half > len(labels) else ""))
+                + (f" {half} pairs: the first {len(labels)} are drawn." if half > len(labels) else "")
+                + _slowest_note(panels[-1]))
     draw_image(dials_svg(panels, reach, COLOURS, font_scale()), "rope dials",
                "RoPE dials: each pair of q's and k's dimensions before (faint) and after (solid) the turn",
                table=lambda: pd.DataFrame(rows))
+
+
+def _slowest_note(panel: tuple) -> str:
+    """A sentence when the last dial drawn barely turns at these positions (its θ is tiny): its faint and solid
+    arrows lie on each other, which looks like a drawing fault unless said."""
+    title, arrows = panel
+    turn = max(abs(arrow["angle"]) for arrow in arrows)  # radians: position · θ
+    if turn >= 0.2:
+        return ""
+    return (f" The last dial drawn ({title.split(':')[0]}) turns by at most {turn:.2g} rad at these positions: a slow "
+            "pair barely moves over a few tokens, and tells far distances apart instead.")
 
 
 def shift_numbers(q_vec, k_vec, m: int, n: int, record: dict) -> None:

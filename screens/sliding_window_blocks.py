@@ -96,7 +96,7 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
         context, scores = record["context_vec"], record["masked_scores"][at]  # context: (T, d_out), every head
     # order: the masked scores rank the bars, and their −inf (outside the window) leaves those keys out of the list:
     # a narrow band's map is mostly zeros, which the view would otherwise list as weights of 0.0000
-    return dict(matrix=weights, settings=settings, kind="weights", title="attn_weights with a sliding window (one head)",
+    return dict(matrix=weights, settings=settings, kind="weights", title="attn_weights with a sliding window, one head at a time",
                 view_key="swa_view", parts=("matrix", "row", "cell") if view_draws_map(num_tokens) else ("row", "cell"),
                 commit=True, frames=frames, row_title="weights inside the window",
                 also=[("causal: no window", causal, "weights")],

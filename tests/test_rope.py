@@ -304,6 +304,8 @@ def test_the_screen_at_the_book_preset_says_its_sizes_and_draws_the_lesson():
     dials = [img for element in at.get("image") for img in element.proto.imgs if "dials" in img.caption]
     assert len(dials) == 1 and dials[0].url.startswith("data:image/svg+xml")  # the dials: an SVG picture
     assert not at.get("vega_lite_chart")
+    # pair 2's θ = 0.01 at m = 4: its arrows lie on each other, and the sentence says why (m · θ = 0.04 rad)
+    assert "The last dial drawn (pair 2) turns by at most 0.04 rad" in text
     at = open_screen("rope", sections="all")
     assert not at.exception and "apply_rope" in page_text(at)
     assert any("def compute_rope_params" in c.value for c in at.get("code"))

@@ -214,8 +214,8 @@ def test_the_sentences_follow_the_numbers():
     assert "equal the causal layer's" in swa.window_sentence(6, 6, 0.0)
     assert "last 3 queries (tokens 4 … 6)" in swa.window_sentence(3, 6, 0.04)
     assert "the last query (token 6) loses its oldest key" in swa.window_sentence(5, 6, 0.01)
-    assert "each smaller W moves the vectors further" in swa.sweep_sentence((6, 3, 1), [0.0, 0.04, 0.09], 6)
-    assert "does not always" in swa.sweep_sentence((6, 3, 1), [0.0, 0.09, 0.04], 6)
+    assert "(the last column) grows at each smaller W" in swa.sweep_sentence((6, 3, 1), [0.0, 0.04, 0.09], 6)
+    assert "does not grow at every smaller W" in swa.sweep_sentence((6, 3, 1), [0.0, 0.09, 0.04], 6)
     assert "No window changes anything" in swa.sweep_sentence((1,), [0.0], 1)
     assert swa.sweep_windows(6) == (6, 5, 4, 3, 2, 1) and swa.sweep_windows(1024) == (1024, 512, 256, 64, 8, 3, 1)
     assert swa.sweep_windows(13) == (13, 8, 6, 3, 1) and swa.default_chunk(6) == 3 and swa.default_chunk(1) == 1

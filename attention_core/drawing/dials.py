@@ -8,10 +8,12 @@ dials, 136 ms without them, same hour). The titles are pair numbers and angles w
 """
 from xml.sax.saxutils import escape
 
-PANEL = 220  # px of a panel's square plot, as the Vega dials had
-LEFT, TOP, BOTTOM, GAP = 34, 26, 22, 18  # tick labels on the left, the title above, tick labels below, between panels
-LEGEND = 28  # the legend's row under the panels
-TICKS = (-1.0, -0.5, 0.0, 0.5, 1.0)  # as fractions of the reach
+PANEL = 240  # px of a panel's square plot
+LEFT, TOP, BOTTOM, GAP = 40, 30, 26, 22  # tick labels on the left, the title above, tick labels below, between panels
+LEGEND = 34  # the legend's row under the panels
+FONT = 14  # px before presenter mode's scale (1.6 on a projector: 22 px)
+GRID = (-1.0, -0.5, 0.0, 0.5, 1.0)  # grid lines, as fractions of the reach; labelled at the ends and 0 only
+LABELLED = (-1.0, 0.0, 1.0)
 
 
 def _number(value: float) -> str:
@@ -23,7 +25,7 @@ def dials_svg(panels: list[tuple[str, list[dict]]], reach: float, colours: dict,
     """panels: (title, arrows) each, arrows {"vector": "q" or "k", "x0", "y0": before the turn, "x", "y": after};
     reach: the half-width of every panel's axes (the same for all, so lengths compare); colours: vector -> CSS
     colour; scale: presenter mode's font scale. Returns an SVG document with its own width and height."""
-    font = round(12 * scale)
+    font = round(FONT * scale)
     side = round(PANEL * scale)
     left, top, bottom, gap = (round(v * scale) for v in (LEFT, TOP, BOTTOM, GAP))
     per_row = max(1, min(columns, len(panels)))
@@ -38,19 +40,22 @@ def dials_svg(panels: list[tuple[str, list[dict]]], reach: float, colours: dict,
         at = lambda x, y: (ox + (x + reach) / (2 * reach) * side, oy + (reach - y) / (2 * reach) * side)  # noqa: E731
         out.append(f'<text x="{ox + side / 2:.1f}" y="{oy - round(8 * scale)}" text-anchor="middle" '
                    f'font-weight="bold">{escape(title)}</text>')
-        for fraction in TICKS:  # the grid, the axes through 0 darker, and the tick labels
+        for fraction in GRID:  # the grid, the axes through 0 darker, and the tick labels
             v = fraction * reach
             (gx, _), (_, gy) = at(v, 0), at(0, v)
             shade = "#888" if fraction == 0 else "#e4e4e4"
             out.append(f'<line x1="{gx:.1f}" y1="{oy}" x2="{gx:.1f}" y2="{oy + side}" stroke="{shade}"/>')
             out.append(f'<line x1="{ox}" y1="{gy:.1f}" x2="{ox + side}" y2="{gy:.1f}" stroke="{shade}"/>')
-            out.append(f'<text x="{gx:.1f}" y="{oy + side + font + 2}" text-anchor="middle" fill="#555">{_number(v)}</text>')
-            out.append(f'<text x="{ox - 4}" y="{gy + font / 3:.1f}" text-anchor="end" fill="#555">{_number(v)}</text>')
+            if fraction in LABELLED:
+                out.append(f'<text x="{gx:.1f}" y="{oy + side + font + 2}" text-anchor="middle" fill="#444">'
+                           f'{_number(v)}</text>')
+                out.append(f'<text x="{ox - 5}" y="{gy + font / 3:.1f}" text-anchor="end" fill="#444">{_number(v)}</text>')
         cx, cy = at(0, 0)
-        for arrow in arrows:
-            colour = escape(colours[arrow["vector"]], {'"': "&quot;"})
-            for (x, y), opacity in (((arrow["x0"], arrow["y0"]), 0.3), ((arrow["x"], arrow["y"]), 1.0)):
-                px, py = at(x, y)
+        # every faint arrow first, then the solid ones: a faint arrow drawn over a solid one muddied its colour
+        for (xk, yk), opacity in ((("x0", "y0"), 0.3), (("x", "y"), 1.0)):
+            for arrow in arrows:
+                colour = escape(colours[arrow["vector"]], {'"': "&quot;"})
+                px, py = at(arrow[xk], arrow[yk])
                 out.append(f'<line x1="{cx:.1f}" y1="{cy:.1f}" x2="{px:.1f}" y2="{py:.1f}" stroke="{colour}" '
                            f'stroke-width="{3 * scale:.1f}" stroke-opacity="{opacity}" stroke-linecap="round"/>')
                 out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{4.5 * scale:.1f}" fill="{colour}" '

@@ -474,5 +474,7 @@ def sweep_sentence(windows: tuple, gaps: list[float], num_tokens: int) -> str:
         return "No window changes anything here: every query sees all its keys at each W shown."
     said = f"W = {num_tokens:,} gives the causal layer's; the largest W shown that changes something is {max(moved):,}"
     steady = all(later >= earlier for earlier, later in zip(gaps, gaps[1:]))  # W descending
-    return said + (", and each smaller W moves the vectors further." if steady else
-                   ", but a smaller W does not always move them further (a lost key can pull either way).")
+    # the claim is about the table's last column (any query), not the last query's dims beside it (a teacher's read)
+    return said + ("; the largest change of any query (the last column) grows at each smaller W." if steady else
+                   "; the largest change of any query (the last column) does not grow at every smaller W (a lost key "
+                   "can pull either way).")

@@ -35,7 +35,8 @@ def heads_picker(d_out: int, num_tokens: int | None = None, in_view: bool = Fals
            f"{{old}} heads do not divide d_out = {d_out}")
     heads = clamp("heads", options=options, fallback_note=why + "; showing {new} instead ({source}).")
     if in_view:
-        st.caption(f"**num_heads = {heads}** (divisors of d_out = {d_out:,}): move it in the view below.")
+        st.caption(f"**num_heads = {heads}** (a divisor of d_out = {d_out:,}: {', '.join(map(str, options))}): "
+                   "move it with the view's num_heads slider below.")
         return heads
     return control(st.select_slider, label, "heads", options=options)
 
