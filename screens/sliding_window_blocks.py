@@ -99,6 +99,8 @@ def view_arguments(record: dict, stack: dict | None, settings: Settings, num_hea
     return dict(matrix=weights, settings=settings, kind="weights", title="attn_weights with a sliding window, one head at a time",
                 view_key="swa_view", parts=("matrix", "row", "cell") if view_draws_map(num_tokens) else ("row", "cell"),
                 commit=True, frames=frames, row_title="weights inside the window",
+                # the future is hatched; a key too far back is a weight of exactly 0 (a teacher read "masked" as both)
+                hatched="the future (a key outside the window is drawn with its weight, 0.0000)",
                 also=[("causal: no window", causal, "weights")],
                 # the layer's output (every head, after out_proj); the view prints "z(4) = [...]", the book's z^(4)
                 vectors=[("layer output (every head, after out_proj) with the window: z", context),

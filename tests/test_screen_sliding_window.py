@@ -18,6 +18,7 @@ def test_book_preset_sends_every_window_and_head_and_each_frame_is_the_classs():
     assert (window["param"], window["values"], count["param"], count["values"], head["param"], head["values"],
             head["lengths"]) == ("sliding_window", [1, 2, 3, 4, 5, 6], "heads", [1, 2], "head", [1, 2], [1, 2])
     assert view["meta"]["frames"]["initial"] == swa.merged_frame(3, 2, 0, [1, 2]) == 7  # the book's W = 3, 2 heads
+    assert view["meta"]["hatched"] == "the future (a key outside the window is drawn with its weight, 0.0000)"
     assert not at.main.select_slider or "heads" not in [s.key for s in at.main.select_slider]
     for w in (1, 3, 6):
         for heads in (1, 2):
