@@ -228,8 +228,13 @@ def _split_demo(settings, num_heads, **_) -> None:
 
 def _d_out_demo(settings, num_heads, **_) -> None:
     seed = settings.seed_for("heads")
-    same = once(("d_out meaning", settings.inputs_id, settings.d_out, num_heads, seed),
-                lambda: rq.d_out_meaning(settings.x[:6], settings.d_out, num_heads, seed))
+    x = settings.x[:6]  # (T, d_in): the first tokens
+    # The wrapper has num_heads full-width heads: at 1,024 heads of 1,024 dims, 3.2 billion parameters (12.9 GB).
+    # Past heads_trace's bound it is counted from its arguments, never built.
+    too_large = traces.heads_too_large(num_heads, x.shape[0], x.shape[1], settings.d_out)
+    same = (rq.d_out_meaning_counted(x.shape[0], x.shape[1], settings.d_out, num_heads) if too_large else
+            once(("d_out meaning", settings.inputs_id, settings.d_out, num_heads, seed),
+                 lambda: rq.d_out_meaning(x, settings.d_out, num_heads, seed)))
     st.markdown(f"**What d_out means** (the book's pull request #859): the same `d_out = {settings.d_out}, num_heads = {num_heads}` "
                 "in both classes, on the first tokens of this input.")
     data_table(pd.DataFrame({
@@ -239,4 +244,6 @@ def _d_out_demo(settings, num_heads, **_) -> None:
         index=["width of each head", "output shape", "parameters"]), width="content")
     st.caption(f"In the wrapper d_out is each head's width; in MultiHeadAttention it is the total, cut into heads. "
                f"The wrapper gives MultiHeadAttention's width with d_out = {same['wrapper_d_out_for_same_width']}: "
-               f"output {same['wrapper_shape_for_same_width']}.")
+               f"output {same['wrapper_shape_for_same_width']}."
+               + (" At these sizes the wrapper is too large to build here: its column is counted from the "
+                  "constructor's arguments." if too_large else ""))

@@ -87,3 +87,9 @@ def test_platform_dropout_private_generator_is_repeatable():
     assert not torch.equal(out["reference"], out["shifted"])
     big = rq.platform_dropout(lesson.causal_trace(random_inputs(16, 3, 2), 2, 1, 16, "cpu")[0]["attn_weights"], 0.1, 7)
     assert big["book_vs_app"] < 1e-6 and big["cells"] == 256  # same mask; x / 0.9 vs x * (1 / 0.9) rounding
+
+
+@pytest.mark.parametrize("d_in, d_out, num_heads", [(3, 2, 2), (3, 4, 2), (5, 6, 3), (4, 8, 1)])
+def test_the_counted_d_out_answers_equal_the_built_ones(d_in, d_out, num_heads):
+    x = torch.randn(6, d_in, generator=torch.Generator().manual_seed(d_out))
+    assert rq.d_out_meaning_counted(6, d_in, d_out, num_heads) == rq.d_out_meaning(x, d_out, num_heads)

@@ -263,13 +263,19 @@ def test_a_closed_section_computes_nothing_and_opening_it_shows_it(monkeypatch, 
 def test_a_wrapper_too_large_is_refused_even_where_every_count_fits_the_browser(monkeypatch):
     """d_in = d_out = 1024 at 8 tokens: every head count fits the view's stack, but 1,024 full-width wrapper heads
     (3.2 billion parameters) must never be built, whichever section is opened."""
+    from attention_core.book import modules
     from attention_core.lessons import traces
-    calls = []
+    calls, built = [], []
     monkeypatch.setattr(traces, "heads_trace", lambda *args, **kwargs: calls.append(args) or {})
+    wrapper_init = modules.MultiHeadAttentionWrapper.__init__
+    monkeypatch.setattr(modules.MultiHeadAttentionWrapper, "__init__",  # the readers' question built one (12.9 GB)
+                        lambda self, *args, **kwargs: built.append(args) or wrapper_init(self, *args, **kwargs))
     at = open_screen("heads", preset="custom", input="random", tokens="8", d_in="1024", d_out="1024", heads="1024",
                      sections="all")
-    assert calls == []
+    assert calls == [] and [args for args in built if args[-1] == 1024] == []
     assert any("1,024 heads at 8 tokens" in w.value for w in at.warning)
+    assert "the wrapper is too large to build here" in page_text(at)  # its column counted: 3,221,225,472
+    assert "3,221,225,472" in page_text(at)
 
 
 def test_above_64_tokens_the_lesson_still_draws_the_heads_map():

@@ -10,7 +10,8 @@ import torch
 import torch.nn as nn
 
 from attention_core.book import stages
-from attention_core.book.modules import CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, count_parameters
+from attention_core.book.modules import (CausalAttention, MultiHeadAttention, MultiHeadAttentionWrapper, count_parameters,
+                                         mha_parameter_count, wrapper_parameter_count)
 from attention_core.book.seeding import build_seeded
 
 
@@ -114,6 +115,17 @@ def d_out_meaning(x: torch.Tensor, d_out: int, num_heads: int, seed: int = 123) 
             "wrapper_head_width": wrapper.heads[0].W_query.out_features, "mha_head_dim": mha.head_dim,
             "wrapper_params": count_parameters(wrapper), "mha_params": count_parameters(mha),
             "wrapper_d_out_for_same_width": d_out // num_heads, "wrapper_shape_for_same_width": tuple(narrow_out.shape)}
+
+
+def d_out_meaning_counted(num_tokens: int, d_in: int, d_out: int, num_heads: int) -> dict:
+    """d_out_meaning's answers from the constructor arguments alone, for sizes whose wrapper is too large to build
+    (1,024 full-width heads of 1,024 dims: 3.2 billion parameters, 12.9 GB): the same keys, counted, not measured."""
+    narrow = d_out // num_heads
+    return {"wrapper_shape": (1, num_tokens, num_heads * d_out), "mha_shape": (1, num_tokens, d_out),
+            "wrapper_head_width": d_out, "mha_head_dim": narrow,
+            "wrapper_params": wrapper_parameter_count(d_in, d_out, num_heads),
+            "mha_params": mha_parameter_count(d_in, d_out, num_heads),
+            "wrapper_d_out_for_same_width": narrow, "wrapper_shape_for_same_width": (1, num_tokens, num_heads * narrow)}
 
 
 # --- the mask as a buffer or as a plain attribute ------------------------------------------------
