@@ -47,11 +47,7 @@ def mha_count_text(d_in: int, d_out: int, num_heads: int) -> str:
 def count_frames(d_out: int, num_heads: int, head: int) -> dict:
     """The view's frames for every_head_count: num_heads, then a Head slider as long as that count (ragged:
     head 3 of 2 heads does not exist, so it is neither computed nor sent). head: 0-based."""
-    counts = stages.divisors(d_out)
-    return {"dims": [{"name": "num_heads", "param": "heads", "values": counts,
-                      "labels": [f"{h} (head_dim {d_out // h})" for h in counts]},
-                     {"name": "Head", "param": "head", "values": list(range(1, d_out + 1)),
-                      "labels": [str(n) for n in range(1, d_out + 1)], "lengths": counts}],
+    return {"dims": head_counts.count_dims(stages.divisors(d_out), d_out),
             "initial": head_counts.frame_of(d_out, num_heads, head)}
 
 

@@ -11,7 +11,7 @@ from attention_core.book.modules import MultiHeadAttention as ChapterThreeMHA
 from attention_core.book.seeding import build_seeded
 from attention_core.drawing import numbers
 from attention_core.lessons import kv_cache as lesson
-from attention_core.lessons.head_counts import STACK_WEIGHTS
+from attention_core.lessons.head_counts import STACK_WEIGHTS, count_dims
 from attention_core.lessons.traces import head_counts_within
 from ui.compute.cache import stage_call
 from ui.draw.checks import agreement, checked, pitfall
@@ -65,12 +65,8 @@ def view_frames(records: dict, num_heads: int, step: int, head: int, heads_in_vi
                                       dim=1).flatten(0, 1)
     dims = [] if len(calls) == 1 else [{"name": "Step", "param": "kv_step", "values": list(range(1, len(calls) + 1)),
                                         "labels": [step_label(calls, f) for f in range(len(calls))]}]
-    if len(counts) > 1:  # num_heads, then a Head slider as long as that count (ragged: head 2 of 1 head does not exist)
-        d_out = record["d_out"]
-        dims.append({"name": "num_heads", "param": "heads", "values": counts,
-                     "labels": [f"{c} (head_dim {d_out // c})" for c in counts]})
-        dims.append({"name": "Head", "param": "head", "values": list(range(1, counts[-1] + 1)),
-                     "labels": [str(h) for h in range(1, counts[-1] + 1)], "lengths": counts})
+    if len(counts) > 1:  # num_heads, then a Head slider as long as that count
+        dims += count_dims(counts, record["d_out"])
     elif heads_in_view:
         dims.append({"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
                      "labels": [str(h) for h in range(1, num_heads + 1)]})

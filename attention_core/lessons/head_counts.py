@@ -41,6 +41,16 @@ def frame_of(d_out: int, num_heads: int, head: int) -> int:
     return sum(h for h in divisors(d_out) if h < num_heads) + head
 
 
+def count_dims(counts: list[int], d_out: int) -> list[dict]:
+    """The attention view's two dims for several head counts: num_heads, then a Head slider as long as that count
+    (ragged: head 3 does not exist with 2 heads, so it is neither computed nor sent). counts ascending."""
+    heads = list(range(1, counts[-1] + 1))
+    return [{"name": "num_heads", "param": "heads", "values": list(counts),
+             "labels": [f"{c} (head_dim {d_out // c})" for c in counts]},
+            {"name": "Head", "param": "head", "values": heads, "labels": [str(h) for h in heads],
+             "lengths": list(counts)}]
+
+
 def head_columns(d_out: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(start, end) column of every head of every count, in the stack's order; (F,) each, F = σ(d_out)."""
     starts = [i * (d_out // h) for h in divisors(d_out) for i in range(h)]

@@ -15,7 +15,7 @@ from attention_core.book.seeding import build_seeded
 from attention_core.book.stages import max_abs_diff, merge_heads
 from attention_core.book.variants.gpt_with_kv_swa import MultiHeadAttentionWithSWA
 from attention_core.lessons import cache_bytes
-from attention_core.lessons.head_counts import STACK_WEIGHTS
+from attention_core.lessons.head_counts import STACK_WEIGHTS, count_dims
 from attention_core.lessons.questions import SAME, Question, _identity, _tok
 from attention_core.drawing.numbers import scientific
 
@@ -237,15 +237,11 @@ def merged_frame(window: int, num_heads: int, head: int, counts: list[int]) -> i
 def stack_frames(num_tokens: int, d_out: int, num_heads: int, window: int, head: int, counts: list[int]) -> dict:
     """The attention view's frames for window_stack (W, then Head), or for merge_stacks' with `counts` (W, then
     num_heads, then a Head as long as that count: ragged, head 2 of 1 head is not sent). head 0-based."""
-    heads = counts[-1] if counts else num_heads
     dims = [{"name": "Window W", "param": "sliding_window", "values": list(range(1, num_tokens + 1)),
-             "labels": [str(w) for w in range(1, num_tokens + 1)]},
-            {"name": "Head", "param": "head", "values": list(range(1, heads + 1)),
-             "labels": [str(h) for h in range(1, heads + 1)]}]
-    if counts:
-        dims[1]["lengths"] = counts
-        dims.insert(1, {"name": "num_heads", "param": "heads", "values": counts,
-                        "labels": [f"{c} (head_dim {d_out // c})" for c in counts]})
+             "labels": [str(w) for w in range(1, num_tokens + 1)]}]
+    dims += count_dims(counts, d_out) if counts else [
+        {"name": "Head", "param": "head", "values": list(range(1, num_heads + 1)),
+         "labels": [str(h) for h in range(1, num_heads + 1)]}]
     return {"dims": dims, "initial": merged_frame(window, num_heads, head, counts) if counts
             else frame_of(window, head, num_heads)}
 
